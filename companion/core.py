@@ -1,0 +1,512 @@
+"""The frame every game stands on.
+
+A game is a value built by folding its action log through its rules (see guide/ARCHITECTURE.md).
+``Rules`` is the per-game behaviour (pure functions of an immutable state); ``GameLog`` is the
+setup plus the list of actions, with the folded states cached so undo is a slice, not a replay.
+Each game module registers its ``Rules`` with :func:`register`; :func:`rules_for` finds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from companion.dice import DiceKind, parse_dice, parse_kind
+from companion.errors import IllegalAction, MalformedInput
+
+__all__ = [
+    "Action",
+    "GameLog",
+    "Option",
+    "Outcome",
+    "Rules",
+    "Setting",
+    "Setup",
+    "Standing",
+    "all_rules",
+    "register",
+    "rules_for",
+]
+
+JSON = dict[str, Any]
+LOG_FORMAT = 1
+
+
+# --------------------------------------------------------------------------- settings and setup
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One documented game setting: its default, allowed values, and a line of help in German and English."""
+
+    name: str
+    default: bool | int | str
+    help_en: str
+    help_de: str
+    choices: tuple[str, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, value: object) -> bool | int | str:
+        """Validate one value against this setting; refuse with a message naming the setting."""
+        if isinstance(self.default, bool):
+            if isinstance(value, bool):
+                return value
+            raise MalformedInput(f"Setting '{self.name}' is on or off (true/false), not {value!r}.")
+        if isinstance(self.default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise MalformedInput(f"Setting '{self.name}' must be a whole number, not {value!r}.")
+            if self.minimum is not None and value < self.minimum:
+                raise MalformedInput(f"Setting '{self.name}' must be at least {self.minimum}, not {value}.")
+            if self.maximum is not None and value > self.maximum:
+                raise MalformedInput(f"Setting '{self.name}' must be at most {self.maximum}, not {value}.")
+            return value
+        if not isinstance(value, str):
+            raise MalformedInput(f"Setting '{self.name}' must be text, not {value!r}.")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(self.choices)
+            raise MalformedInput(f"Setting '{self.name}' must be one of {allowed}, not {value!r}.")
+        return value
+
+    def to_json(self) -> JSON:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+DICE_SETTING = Setting(
+    "dice",
+    "pip",
+    "Which dice are thrown: pip dice (1-6) or poker dice (9 10 J Q K A).",
+    "Welche Würfel geworfen werden: Augenwürfel (1-6) oder Pokerwürfel (9 10 B D K A).",
+    choices=("pip", "poker"),
+)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Who plays what with which settings; everything a game needs before its first action."""
+
+    game: str
+    players: tuple[str, ...]
+    settings: tuple[tuple[str, bool | int | str], ...]
+
+    def get(self, name: str) -> Any:
+        for key, value in self.settings:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    @property
+    def dice_kind(self) -> DiceKind:
+        return parse_kind(dict(self.settings).get("dice", "pip"))
+
+    def to_json(self) -> JSON:
+        return {"game": self.game, "players": list(self.players), "settings": dict(self.settings)}
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of every action record. ``kind`` names it in the log; ``player`` is a seat index.
+
+    Subclasses are frozen dataclasses whose fields are ints, bools, strs, optional ints, or tuples
+    of ints; that keeps JSON round-trips generic (see :meth:`from_json`). Dice fields are named
+    ``dice`` (or end in ``_dice``) and accept printed faces on input.
+    """
+
+    kind: ClassVar[str] = ""
+    player: int
+
+    def to_json(self) -> JSON:
+        out: JSON = {"type": self.kind}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, object], dice_kind: DiceKind | None = None) -> Action:
+        """Build and type-check an action from JSON; unknown or missing fields are refused by name."""
+        hints = typing.get_type_hints(cls)
+        names = {f.name for f in dataclasses.fields(cls)}
+        extra = set(obj) - names - {"type"}
+        if extra:
+            raise MalformedInput(f"Action '{cls.kind}' has no field {sorted(extra)[0]!r}.")
+        values: dict[str, object] = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in obj:
+                if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+                    continue
+                raise MalformedInput(f"Action '{cls.kind}' needs the field '{f.name}'.")
+            values[f.name] = _coerce(cls.kind, f.name, hints[f.name], obj[f.name], dice_kind)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _coerce(action: str, name: str, hint: object, value: object, dice_kind: DiceKind | None) -> object:
+    where = f"Field '{name}' of action '{action}'"
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(action, name, inner[0], value, dice_kind)
+    if origin is tuple:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise MalformedInput(f"{where} must be a list.")
+        if name == "dice" or name.endswith("_dice"):
+            return parse_dice(value, dice_kind)
+        elem = args[0] if args else int
+        return tuple(_coerce(action, name, elem, v, dice_kind) for v in value)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise MalformedInput(f"{where} must be true or false.")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MalformedInput(f"{where} must be a whole number.")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise MalformedInput(f"{where} must be text.")
+        return value
+    raise MalformedInput(f"{where} has a type this log cannot read.")  # pragma: no cover - programming error
+
+
+# --------------------------------------------------------------------------- answers every game gives
+
+
+@dataclass(frozen=True)
+class Option:
+    """One thing that may be done now, with what it would give (for pages and for help)."""
+
+    action: str
+    player: int
+    label: str = ""
+    points: int | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        return {
+            "action": self.action,
+            "player": self.player,
+            "label": self.label,
+            "points": self.points,
+            **dict(self.detail),
+        }
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One player's line in the ranking. ``place`` is 1-based; equal places share a number."""
+
+    player: int
+    name: str
+    place: int
+    score: int | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        return {"player": self.player, "name": self.name, "place": self.place, "score": self.score, **dict(self.detail)}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winner(s) (several only where places are shared) and why."""
+
+    winners: tuple[int, ...]
+    reason: str
+
+    def to_json(self) -> JSON:
+        return {"winners": list(self.winners), "reason": self.reason}
+
+
+def places(scores: Sequence[tuple[int, float]], higher_is_better: bool = True) -> dict[int, int]:
+    """Competition ranking (1, 2, 2, 4) of ``(player, score)`` pairs: equal scores share a place."""
+    ordered = sorted(scores, key=lambda ps: -ps[1] if higher_is_better else ps[1])
+    result: dict[int, int] = {}
+    for i, (player, score) in enumerate(ordered):
+        if i and score == ordered[i - 1][1]:
+            result[player] = result[ordered[i - 1][0]]
+        else:
+            result[player] = i + 1
+    return result
+
+
+# --------------------------------------------------------------------------- rules
+
+
+S = TypeVar("S")
+
+
+class Rules(ABC, Generic[S]):
+    """A game's rules as pure functions of an immutable state ``S``.
+
+    ``verify`` raises :class:`IllegalAction` for an action not allowed now; ``apply`` assumes a
+    verified action and returns the new state. Nothing here mutates a state.
+    """
+
+    id: ClassVar[str]
+    name_en: ClassVar[str]
+    name_de: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 8
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    actions: ClassVar[tuple[type[Action], ...]] = ()
+
+    # -- setup
+    def make_setup(self, players: Sequence[str], settings: Mapping[str, object] | None = None) -> Setup:
+        """Validate players and settings; defaults fill what is not given, unknown names are refused."""
+        names = tuple(str(p).strip() for p in players)
+        if any(not n for n in names):
+            raise MalformedInput("Every player needs a name.")
+        if len(set(n.casefold() for n in names)) != len(names):
+            raise MalformedInput("Two players have the same name; give each a different one.")
+        given = dict(settings or {})
+        known = {s.name: s for s in self.settings}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise MalformedInput(f"Game '{self.id}' has no setting '{unknown[0]}'.")
+        values = tuple((s.name, s.parse(given[s.name]) if s.name in given else s.default) for s in self.settings)
+        setup = Setup(self.id, names, values)
+        lo, hi = self.player_range(setup)
+        if not lo <= len(names) <= hi:
+            raise MalformedInput(f"{self.name_en} is played by {lo} to {hi} players, not {len(names)}.")
+        return setup
+
+    def player_range(self, setup: Setup) -> tuple[int, int]:
+        """Allowed player counts; a game may widen it through a setting."""
+        return self.min_players, self.max_players
+
+    @abstractmethod
+    def new(self, setup: Setup) -> S:
+        """The state before the first action."""
+
+    # -- actions
+    def parse_action(self, obj: Mapping[str, object], setup: Setup) -> Action:
+        """JSON to an action record of this game (malformed input is refused here, rules later)."""
+        if not isinstance(obj, Mapping):
+            raise MalformedInput("An action must be a JSON object.")
+        kind = obj.get("type")
+        for cls in self.actions:
+            if cls.kind == kind:
+                action = cls.from_json(obj, setup.dice_kind)
+                if not 0 <= action.player < len(setup.players):
+                    raise MalformedInput(f"There is no player {action.player} in this game.")
+                return action
+        allowed = ", ".join(c.kind for c in self.actions)
+        raise MalformedInput(f"{self.name_en} has no action {kind!r}; its actions are {allowed}.")
+
+    @abstractmethod
+    def verify(self, state: S, action: Action) -> None:
+        """Raise :class:`IllegalAction` unless ``action`` may be done now."""
+
+    def can(self, state: S, action: Action) -> bool:
+        try:
+            self.verify(state, action)
+        except IllegalAction:
+            return False
+        return True
+
+    @abstractmethod
+    def apply(self, state: S, action: Action) -> S:
+        """The state after a verified action."""
+
+    # -- answers
+    @abstractmethod
+    def to_move(self, state: S) -> int | None:
+        """The seat whose action the game waits for, or None when the game is over."""
+
+    @abstractmethod
+    def options(self, state: S) -> list[Option]:
+        """What may be done now, with what each choice would give."""
+
+    @abstractmethod
+    def standings(self, state: S) -> list[Standing]:
+        """Every player's line, best first."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """None while the game goes on."""
+
+    @abstractmethod
+    def view(self, state: S) -> JSON:
+        """Everything the score block shows for this game, as JSON (game-specific shape)."""
+
+    @abstractmethod
+    def hand(self, dice: Sequence[int], setup: Setup, all_five: bool = False) -> JSON:
+        """What a throw is worth in this game (the ``becher hand`` contract)."""
+
+    def describe(self) -> JSON:
+        return {
+            "id": self.id,
+            "name_en": self.name_en,
+            "name_de": self.name_de,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "settings": [s.to_json() for s in self.settings],
+            "actions": [c.kind for c in self.actions],
+        }
+
+
+_REGISTRY: dict[str, Rules[Any]] = {}
+
+
+def register(rules: Rules[Any]) -> Rules[Any]:
+    _REGISTRY[rules.id] = rules
+    return rules
+
+
+def _load_games() -> None:
+    import companion.games  # noqa: F401  (registers every game on import)
+
+
+def rules_for(game: str) -> Rules[Any]:
+    _load_games()
+    try:
+        return _REGISTRY[game]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise MalformedInput(f"There is no game {game!r}; the games are {known}.") from None
+
+
+def all_rules() -> list[Rules[Any]]:
+    _load_games()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+# --------------------------------------------------------------------------- the log
+
+
+class GameLog:
+    """A game as its setup and action list; the folded states are cached so undo is cheap.
+
+    ``play`` verifies before it applies: a refused action leaves the log exactly as it was.
+    """
+
+    def __init__(self, rules: Rules[Any], setup: Setup, actions: Iterable[Action | Mapping[str, object]] = ()):
+        self.rules = rules
+        self.setup = setup
+        self._actions: list[Action] = []
+        self._states: list[Any] = [rules.new(setup)]
+        for number, action in enumerate(actions, start=1):
+            try:
+                self.play(action)
+            except (MalformedInput, IllegalAction) as exc:
+                raise type(exc)(f"Action {number} of the log cannot be replayed: {exc}") from exc
+
+    @classmethod
+    def new(cls, game: str, players: Sequence[str], settings: Mapping[str, object] | None = None) -> GameLog:
+        rules = rules_for(game)
+        return cls(rules, rules.make_setup(players, settings))
+
+    # -- state
+    @property
+    def state(self) -> Any:
+        return self._states[-1]
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(self._actions)
+
+    def __len__(self) -> int:
+        return len(self._actions)
+
+    def parse(self, action: Action | Mapping[str, object]) -> Action:
+        if isinstance(action, Action):
+            if type(action) not in self.rules.actions:
+                raise MalformedInput(f"{self.rules.name_en} has no action '{action.kind}'.")
+            return action
+        return self.rules.parse_action(action, self.setup)
+
+    def check(self, action: Action | Mapping[str, object]) -> Action:
+        """Parse and verify without applying; raises if refused."""
+        parsed = self.parse(action)
+        self.rules.verify(self.state, parsed)
+        return parsed
+
+    def play(self, action: Action | Mapping[str, object]) -> Any:
+        parsed = self.check(action)
+        new_state = self.rules.apply(self.state, parsed)
+        self._actions.append(parsed)
+        self._states.append(new_state)
+        return new_state
+
+    def undo(self, count: int = 1) -> list[Action]:
+        """Drop the last ``count`` actions; returns them, oldest first."""
+        if count < 0:
+            raise MalformedInput("Undo needs a count of zero or more.")
+        if count > len(self._actions):
+            raise IllegalAction(f"Only {len(self._actions)} actions can be undone, not {count}.")
+        if count == 0:
+            return []
+        removed = self._actions[-count:]
+        del self._actions[-count:]
+        del self._states[-count:]
+        return removed
+
+    # -- answers
+    def to_move(self) -> int | None:
+        return self.rules.to_move(self.state)
+
+    def options(self) -> list[Option]:
+        return self.rules.options(self.state)
+
+    def standings(self) -> list[Standing]:
+        return self.rules.standings(self.state)
+
+    def outcome(self) -> Outcome | None:
+        return self.rules.outcome(self.state)
+
+    def summary(self) -> JSON:
+        """The whole picture for a client: setup, turn, options, standings, outcome and the game's view."""
+        outcome = self.outcome()
+        return {
+            **self.setup.to_json(),
+            "actions": len(self._actions),
+            "to_move": self.to_move(),
+            "options": [o.to_json() for o in self.options()],
+            "standings": [s.to_json() for s in self.standings()],
+            "outcome": outcome.to_json() if outcome else None,
+            "view": self.rules.view(self.state),
+        }
+
+    # -- export and import
+    def to_jsonl(self) -> str:
+        """Header line with the setup, then one action a line."""
+        header = {"becher": LOG_FORMAT, **self.setup.to_json()}
+        lines = [json.dumps(header, ensure_ascii=False)]
+        lines.extend(json.dumps(a.to_json(), ensure_ascii=False) for a in self._actions)
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_jsonl(cls, text: str) -> GameLog:
+        rows: list[Any] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise MalformedInput(f"Line {number} of the log is not JSON: {exc.msg}.") from None
+        if not rows or not isinstance(rows[0], dict) or "game" not in rows[0]:
+            raise MalformedInput("The log must start with a header line naming the game and players.")
+        header = rows[0]
+        if header.get("becher", LOG_FORMAT) != LOG_FORMAT:
+            found = header.get("becher")
+            raise MalformedInput(f"This log has format {found!r}; this Becher reads format {LOG_FORMAT}.")
+        players = header.get("players")
+        if not isinstance(players, list):
+            raise MalformedInput("The log header must list the players.")
+        settings = header.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise MalformedInput("The log header's settings must be an object.")
+        rules = rules_for(str(header["game"]))
+        return cls(rules, rules.make_setup(players, settings), rows[1:])

@@ -1,0 +1,102 @@
+"""The one output type of the reader: evidence about every die found, never a decision.
+
+The person confirms or corrects; only a confirmed throw enters a game (``to_throw``), so the
+rules engine never sees numpy or boxes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+PIP_FACES = ("1", "2", "3", "4", "5", "6")
+POKER_FACES = ("9", "10", "J", "Q", "K", "A")
+KINDS = ("pip", "poker")
+
+
+class ImageError(ValueError):
+    """The input is not an image the reader can use (corrupt, empty, not an image, too large)."""
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die's top face as read: printed face, rank 1..6, calibrated confidence, box in image pixels."""
+
+    face: str
+    value: int
+    confidence: float
+    box: tuple[int, int, int, int]
+    uncertain: bool
+    kind: str = "pip"
+    printed: str | None = None  # the letter actually printed when it differs from ``face`` ("D" read as Q)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Die kind must be one of {KINDS}, not {self.kind!r}.")
+        faces = PIP_FACES if self.kind == "pip" else POKER_FACES
+        if self.face not in faces:
+            raise ValueError(f"A {self.kind} die has faces {faces}, not {self.face!r}.")
+        if faces.index(self.face) + 1 != self.value:
+            raise ValueError(f"Face {self.face!r} has rank {faces.index(self.face) + 1}, not {self.value}.")
+        if not (0.0 <= self.confidence <= 1.0) or math.isnan(self.confidence):
+            raise ValueError(f"Confidence must lie in [0, 1], not {self.confidence!r}.")
+        x0, y0, x1, y1 = self.box
+        if not (x0 < x1 and y0 < y1):
+            raise ValueError(f"A box is (x0, y0, x1, y1) with x0 < x1 and y0 < y1, not {self.box!r}.")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "face": self.face,
+            "value": self.value,
+            "confidence": round(self.confidence, 4),
+            "box": list(self.box),
+            "uncertain": self.uncertain,
+        }
+        if self.printed and self.printed != self.face:
+            out["printed"] = self.printed
+        return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """All dice found in one image, plus what the reader wants the person to know (too dark, blurred...)."""
+
+    kind: str
+    dice: tuple[Die, ...]
+    width: int
+    height: int
+    ms: float = 0.0
+    warnings: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Reading kind must be one of {KINDS}, not {self.kind!r}.")
+        if self.width <= 0 or self.height <= 0:
+            raise ValueError(f"Image size must be positive, not {self.width}x{self.height}.")
+        for die in self.dice:
+            if die.kind != self.kind:
+                raise ValueError(f"A {die.kind} die in a {self.kind} reading.")
+
+    @property
+    def uncertain(self) -> bool:
+        return any(d.uncertain for d in self.dice)
+
+    def to_throw(self) -> tuple[int, ...]:
+        """The ranks, left to right, for a person to confirm."""
+        return tuple(d.value for d in sorted(self.dice, key=lambda d: (d.box[0], d.box[1])))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "dice": [d.to_json() for d in self.dice],
+            "width": self.width,
+            "height": self.height,
+            "ms": round(self.ms, 1),
+            "warnings": list(self.warnings),
+        }
+
+    @staticmethod
+    def empty(kind: str, width: int, height: int, warnings: Sequence[str] = ()) -> Reading:
+        return Reading(kind, (), width, height, 0.0, tuple(warnings))
