@@ -1,0 +1,601 @@
+"""Würfelpoker on a score sheet (game ``sheet``): Schule, reserve, doubling, strikes and first-come bonuses.
+
+Rule text: guide/rule-texts/002_58aaa060bb3d701d.txt; RULES.md section ``sheet`` settles the open points.
+The sheet has its own state shape (not the round-based mould): per player a grid of rows x columns,
+written once per field, and one reserve. A turn is up to three :class:`~companion.turns.Throw`
+actions, then exactly one :class:`Enter` or :class:`Strike`. A person without a camera can skip the
+throws and give the final dice in the ``enter`` action, saying whether they were thrown all at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from companion.core import (
+    DICE_SETTING,
+    JSON,
+    Action,
+    Option,
+    Outcome,
+    Rules,
+    Setting,
+    Setup,
+    Standing,
+    places,
+    register,
+)
+from companion.dice import faces
+from companion.errors import IllegalAction, MalformedInput
+from companion.sheet_rows import ROWS, Effect, Result, Row, effect, row_by_id
+from companion.turns import DICE, Throw, Turn
+
+__all__ = ["Bonus", "Enter", "Field", "Sheet", "SheetRules", "SheetState", "Strike"]
+
+MAX_THROWS = 3
+RULES_PLAYERS = 4
+MOST_PLAYERS = 8
+ZERO_PENALTY = 200
+SCHULE_BONUS_FACTOR = 5
+
+DOUBLING_ALL_FIVE = "all_five"
+DOUBLING_FIRST = "first_throw"
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Enter(Action):
+    """Write the turn's dice into the leftmost free field of ``row``.
+
+    After recorded throws, ``dice``/``all_five``/``throw`` may be left out (they come from the turn) or
+    must agree with it. Without recorded throws they state the throw: the five dice, whether all five
+    were thrown at once, and which throw of the turn it was (1-3; it only matters for first-throw doubling).
+    """
+
+    kind = "enter"
+    row: str
+    dice: tuple[int, ...] = ()
+    all_five: bool | None = None
+    throw: int | None = None
+
+
+@dataclass(frozen=True)
+class Strike(Action):
+    """Strike the leftmost free field of a combination row instead of entering: nothing scored, bonuses given up."""
+
+    kind = "strike"
+    row: str
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True)
+class Field:
+    """One written field. ``reserve`` is the reserve level written into it when this entry changed the reserve."""
+
+    result: Result
+    points: int = 0
+    doubled: bool = False
+    dice: tuple[int, ...] = ()
+    all_five: bool = False
+    reserve_change: int = 0
+    reserve: int | None = None
+    entry: int = 0
+
+    @property
+    def struck(self) -> bool:
+        return self.result is Result.STRUCK
+
+    @property
+    def zero(self) -> bool:
+        return self.result is Result.ZERO
+
+
+@dataclass(frozen=True)
+class Bonus:
+    """One bonus of the game: a Schule row, a combination row or a column; it goes to one player at most."""
+
+    id: str
+    kind: str
+    row: str | None = None
+    column: int | None = None
+
+    def label(self) -> str:
+        if self.column is not None:
+            return f"column {self.column + 1}"
+        return row_by_id(self.row or "").label_en
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One player's sheet: ``fields[row][column]`` (None while free) and the reserve."""
+
+    fields: tuple[tuple[Field | None, ...], ...]
+    reserve: int = 0
+
+    def free_column(self, row_index: int) -> int | None:
+        for column, cell in enumerate(self.fields[row_index]):
+            if cell is None:
+                return column
+        return None
+
+    @property
+    def full(self) -> bool:
+        return all(cell is not None for line in self.fields for cell in line)
+
+    def cells(self) -> list[Field]:
+        return [cell for line in self.fields for cell in line if cell is not None]
+
+
+@dataclass(frozen=True)
+class SheetState:
+    setup: Setup
+    sheets: tuple[Sheet, ...]
+    turn: Turn
+    entries: int = 0
+    won: tuple[tuple[str, int, int], ...] = ()  # (bonus id, owner, value), in the order they were won
+    last_entry_by: int | None = None
+
+    @property
+    def columns(self) -> int:
+        return len(self.sheets[0].fields[0])
+
+    def owner(self, bonus_id: str) -> tuple[int, int] | None:
+        for bid, owner, value in self.won:
+            if bid == bonus_id:
+                return owner, value
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return all(sheet.full for sheet in self.sheets)
+
+
+def bonuses_for(columns: int) -> tuple[Bonus, ...]:
+    """Every bonus of a sheet with this many columns, in the order the sheet shows them."""
+    rows = tuple(
+        Bonus(f"row:{r.id}", "schule_row" if r.is_schule else "combination_row", row=r.id)
+        for r in ROWS
+        if r.has_row_bonus
+    )
+    return rows + tuple(Bonus(f"column:{c + 1}", "column", column=c) for c in range(columns))
+
+
+def _row_index(row: Row) -> int:
+    return ROWS.index(row)
+
+
+def _disqualified(sheet: Sheet, bonus: Bonus) -> bool:
+    """True when this sheet can no longer meet the bonus, whoever owns it."""
+    if bonus.row is not None:
+        row = row_by_id(bonus.row)
+        line = sheet.fields[_row_index(row)]
+        if row.is_schule:
+            return any(c is not None and c.result is not Result.CLOSED for c in line)
+        return any(c is not None and c.struck for c in line)
+    assert bonus.column is not None
+    column = [line[bonus.column] for line in sheet.fields]
+    return any(c is not None and (c.struck or c.zero) for c in column)
+
+
+def _meets(sheet: Sheet, bonus: Bonus) -> int | None:
+    """The bonus value when this sheet meets the bonus now, else None."""
+    if _disqualified(sheet, bonus):
+        return None
+    if bonus.row is not None:
+        row = row_by_id(bonus.row)
+        line = sheet.fields[_row_index(row)]
+        if any(c is None for c in line):
+            return None
+        if row.is_schule:
+            return SCHULE_BONUS_FACTOR * row.number
+        return max(c.points for c in line if c is not None)
+    assert bonus.column is not None
+    column = [line[bonus.column] for line in sheet.fields]
+    if any(c is None for c in column):
+        return None
+    scoring = [c.points for r, c in zip(ROWS, column, strict=True) if c is not None and not r.is_schule]
+    return max(scoring)
+
+
+@dataclass(frozen=True)
+class Totals:
+    fields: int
+    bonuses: int
+    reserve: int
+    zeros: int
+
+    @property
+    def total(self) -> int:
+        return self.fields + self.bonuses + self.reserve - ZERO_PENALTY * self.zeros
+
+    def to_json(self) -> JSON:
+        return {
+            "fields": self.fields,
+            "bonuses": self.bonuses,
+            "reserve": self.reserve,
+            "zeros": self.zeros,
+            "zero_penalty": -ZERO_PENALTY * self.zeros,
+            "total": self.total,
+        }
+
+
+def totals(state: SheetState, player: int) -> Totals:
+    sheet = state.sheets[player]
+    cells = sheet.cells()
+    return Totals(
+        fields=sum(c.points for c in cells),
+        bonuses=sum(value for _, owner, value in state.won if owner == player),
+        reserve=sheet.reserve,
+        zeros=sum(1 for c in cells if c.zero),
+    )
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class SheetRules(Rules[SheetState]):
+    id = "sheet"
+    name_en = "Würfelpoker on a score sheet"
+    name_de = "Würfelpoker mit Punktezettel"
+    min_players = 1
+    max_players = MOST_PLAYERS
+    settings = (
+        Setting(
+            "columns",
+            3,
+            "Columns of the sheet; every row is filled left to right.",
+            "Spalten des Zettels; jede Zeile wird von links nach rechts gefüllt.",
+            minimum=1,
+            maximum=6,
+        ),
+        Setting(
+            "doubling",
+            DOUBLING_ALL_FIVE,
+            "When a combination or the Summe doubles: any throw of all five dice at once (the rule text), "
+            "or only the first throw of a turn.",
+            "Wann eine Kombination oder die Summe doppelt zählt: bei jedem Wurf aller fünf Würfel auf einmal "
+            "(Regeltext) oder nur beim ersten Wurf eines Zuges.",
+            choices=(DOUBLING_ALL_FIVE, DOUBLING_FIRST),
+        ),
+        Setting(
+            "more_players",
+            False,
+            "Allow up to 8 players (the rules say 1 to 4).",
+            "Bis zu 8 Spieler erlauben (die Regeln sagen 1 bis 4).",
+        ),
+        DICE_SETTING,
+    )
+    actions = (Throw, Enter, Strike)
+
+    # -- setup
+    def player_range(self, setup: Setup) -> tuple[int, int]:
+        return 1, MOST_PLAYERS if setup.get("more_players") else RULES_PLAYERS
+
+    def make_setup(self, players: Sequence[str], settings: Mapping[str, object] | None = None) -> Setup:
+        count = len(players)
+        if RULES_PLAYERS < count <= MOST_PLAYERS and not (settings or {}).get("more_players"):
+            raise MalformedInput(
+                f"{self.name_en} is played by 1 to {RULES_PLAYERS} players by the rules; "
+                f"turn on the setting 'more_players' for up to {MOST_PLAYERS}."
+            )
+        return super().make_setup(players, settings)
+
+    def new(self, setup: Setup) -> SheetState:
+        columns = int(setup.get("columns"))
+        empty = Sheet(tuple(tuple(None for _ in range(columns)) for _ in ROWS))
+        return SheetState(setup, tuple(empty for _ in setup.players), Turn(0))
+
+    # -- checks
+    def verify(self, state: SheetState, action: Action) -> None:
+        if state.finished:
+            raise IllegalAction("The game is over: every sheet is full.")
+        mover = state.turn.player
+        if action.player != mover:
+            name, now = state.setup.players[action.player], state.setup.players[mover]
+            if isinstance(action, (Enter, Strike)) and state.last_entry_by == action.player:
+                raise IllegalAction(f"{name} has already made this turn's entry; it is {now}'s turn now.")
+            raise IllegalAction(f"It is {now}'s turn, not {name}'s.")
+        if isinstance(action, Throw):
+            state.turn.verify_throw(action, MAX_THROWS)
+        elif isinstance(action, Enter):
+            self._entry_throw(state, action)
+            self._free_field(state, action.player, row_by_id(action.row))
+        elif isinstance(action, Strike):
+            row = row_by_id(action.row)
+            if row.is_schule:
+                raise IllegalAction(
+                    f"{row.label_de} cannot be struck: a Schule field takes the throw "
+                    "(it closes, pays from the reserve, or gets a zero)."
+                )
+            self._free_field(state, action.player, row)
+        else:  # pragma: no cover - parse_action only builds this game's actions
+            raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
+
+    def _free_field(self, state: SheetState, player: int, row: Row) -> int:
+        column = state.sheets[player].free_column(_row_index(row))
+        if column is None:
+            raise IllegalAction(f"The row {row.label_de} is full: all {state.columns} fields are written.")
+        return column
+
+    def _entry_throw(self, state: SheetState, action: Enter) -> tuple[tuple[int, ...], bool, int | None]:
+        """The dice, the all-five flag and the throw number an entry writes; refuses contradictions."""
+        turn = state.turn
+        if turn.started:
+            if action.dice and tuple(action.dice) != turn.dice:
+                raise IllegalAction(
+                    f"The dice given ({' '.join(map(str, action.dice))}) differ from the last throw "
+                    f"({' '.join(map(str, turn.dice))}); enter the throw on the table or correct it first."
+                )
+            if action.all_five is not None and action.all_five != turn.all_five:
+                said = "all five at once" if turn.all_five else "with dice kept"
+                raise IllegalAction(f"The last throw was thrown {said}; the entry cannot say otherwise.")
+            if action.throw is not None and action.throw != turn.throws:
+                raise IllegalAction(f"This is throw {turn.throws} of the turn, not throw {action.throw}.")
+            return turn.dice, turn.all_five, turn.throws
+        if not action.dice:
+            raise IllegalAction("Throw first, or give the five dice of the throw in the entry.")
+        if len(action.dice) != DICE:
+            raise MalformedInput(f"A throw has {DICE} dice, not {len(action.dice)}.")
+        all_five = bool(action.all_five)
+        if action.throw is not None:
+            if not 1 <= action.throw <= MAX_THROWS:
+                raise MalformedInput(f"A turn has throws 1 to {MAX_THROWS}, not {action.throw}.")
+            if action.throw == 1 and action.all_five is False:
+                raise MalformedInput("The first throw of a turn throws all five dice; it cannot keep any.")
+            if action.throw == 1:
+                all_five = True
+        throw = action.throw if action.throw is not None else (1 if all_five else None)
+        return tuple(action.dice), all_five, throw
+
+    def doubles(self, setup: Setup, all_five: bool, throw: int | None) -> bool:
+        """Rule 5 and the ``doubling`` setting."""
+        if setup.get("doubling") == DOUBLING_FIRST:
+            return all_five and throw == 1
+        return all_five
+
+    # -- applying
+    def apply(self, state: SheetState, action: Action) -> SheetState:
+        if isinstance(action, Throw):
+            return replace(state, turn=state.turn.after_throw(action))
+        player = action.player
+        sheet = state.sheets[player]
+        if isinstance(action, Enter):
+            row = row_by_id(action.row)
+            dice, all_five, throw = self._entry_throw(state, action)
+            result = effect(row, dice, self.doubles(state.setup, all_five, throw), sheet.reserve)
+            cell = _cell(result, dice, all_five, state.entries)
+        elif isinstance(action, Strike):
+            row = row_by_id(action.row)
+            cell = Field(Result.STRUCK, dice=state.turn.dice, all_five=state.turn.all_five, entry=state.entries)
+        else:  # pragma: no cover - verify refused it
+            raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
+        index = _row_index(row)
+        column = sheet.free_column(index)
+        assert column is not None
+        line = tuple(cell if c == column else old for c, old in enumerate(sheet.fields[index]))
+        fields = tuple(line if r == index else old for r, old in enumerate(sheet.fields))
+        new_sheet = Sheet(fields, sheet.reserve + cell.reserve_change)
+        sheets = tuple(new_sheet if p == player else s for p, s in enumerate(state.sheets))
+        won = list(state.won)
+        for bonus in bonuses_for(state.columns):
+            if state.owner(bonus.id) is None:
+                value = _meets(new_sheet, bonus)
+                if value is not None:
+                    won.append((bonus.id, player, value))
+        next_player = (player + 1) % len(state.setup.players)
+        return SheetState(state.setup, sheets, Turn(next_player), state.entries + 1, tuple(won), player)
+
+    # -- answers
+    def to_move(self, state: SheetState) -> int | None:
+        return None if state.finished else state.turn.player
+
+    def options(self, state: SheetState) -> list[Option]:
+        if state.finished:
+            return []
+        player = state.turn.player
+        sheet = state.sheets[player]
+        turn = state.turn
+        out: list[Option] = []
+        if turn.throws < MAX_THROWS:
+            label = f"Throw {turn.throws + 1} of {MAX_THROWS}" + (" (all five dice)" if not turn.started else "")
+            out.append(Option("throw", player, label, None, {"fields": {"held": []}, "throw": turn.throws + 1}))
+        doubled = self.doubles(state.setup, turn.all_five, turn.throws)
+        for row in ROWS:
+            column = sheet.free_column(_row_index(row))
+            if column is None:
+                continue
+            if turn.started:
+                result = effect(row, turn.dice, doubled, sheet.reserve)
+                out.append(
+                    Option(
+                        "enter",
+                        player,
+                        _option_label(result, column),
+                        result.points,
+                        {"fields": {"row": row.id}, "column": column, **result.to_json()},
+                    )
+                )
+            if not row.is_schule:
+                out.append(
+                    Option(
+                        "strike",
+                        player,
+                        f"Strike {row.label_en} (column {column + 1}): nothing; its row and column bonuses are lost",
+                        0,
+                        {"fields": {"row": row.id}, "column": column, "row": row.id, "result": Result.STRUCK.value},
+                    )
+                )
+        return out
+
+    def standings(self, state: SheetState) -> list[Standing]:
+        scores = [(p, totals(state, p)) for p in range(len(state.setup.players))]
+        ranks = places([(p, t.total) for p, t in scores])
+        lines = [
+            Standing(p, state.setup.players[p], ranks[p], t.total, t.to_json() | {"finished": state.finished})
+            for p, t in scores
+        ]
+        return sorted(lines, key=lambda s: (s.place, s.player))
+
+    def outcome(self, state: SheetState) -> Outcome | None:
+        if not state.finished:
+            return None
+        best = [s for s in self.standings(state) if s.place == 1]
+        winners = tuple(s.player for s in best)
+        reason = f"Every sheet is full; the highest total ({best[0].score}) wins."
+        if len(winners) > 1:
+            reason = f"Every sheet is full; {len(winners)} players share the highest total ({best[0].score})."
+        return Outcome(winners, reason)
+
+    def view(self, state: SheetState) -> JSON:
+        kind = state.setup.dice_kind
+        bonuses = bonuses_for(state.columns)
+        turn = state.turn
+        return {
+            "game": self.id,
+            "columns": state.columns,
+            "rows": [r.to_json() | ({"face": faces([r.number], kind)[0]} if r.is_schule else {}) for r in ROWS],
+            "doubling": state.setup.get("doubling"),
+            "finished": state.finished,
+            "entries": state.entries,
+            "turn": None
+            if state.finished
+            else {
+                "player": turn.player,
+                "throws": turn.throws,
+                "max_throws": MAX_THROWS,
+                "dice": list(turn.dice),
+                "faces": faces(turn.dice, kind),
+                "held": list(turn.held),
+                "all_five": turn.all_five,
+                "doubled": turn.started and self.doubles(state.setup, turn.all_five, turn.throws),
+            },
+            "bonuses": [_bonus_json(state, b) for b in bonuses],
+            "players": [_player_json(state, p, bonuses) for p in range(len(state.setup.players))],
+        }
+
+    def hand(self, dice: Sequence[int], setup: Setup, all_five: bool = False) -> JSON:
+        """Every row's result for one throw; the reserve is unknown, so a Schule short of dice says what it needs."""
+        doubled = self.doubles(setup, all_five, 1 if all_five else None)
+        results = [effect(row, dice, doubled, None) for row in ROWS]
+        best = max((r for r in results if not r.row.is_schule), key=lambda r: (r.points, -ROWS.index(r.row)))
+        return {
+            "all_five": all_five,
+            "doubled": doubled,
+            "category": best.row.id,
+            "label": best.row.label_de,
+            "label_en": best.row.label_en,
+            "points": best.points,
+            "key": [best.points],
+            "rows": [r.to_json() for r in results],
+        }
+
+
+def _cell(result: Effect, dice: tuple[int, ...], all_five: bool, entry: int) -> Field:
+    reserve = result.reserve_after if result.reserve_change else None
+    change = result.reserve_change if result.result in (Result.CLOSED, Result.RESERVE) else 0
+    return Field(result.result, result.points, result.doubled, dice, all_five, change, reserve, entry)
+
+
+def _option_label(result: Effect, column: int) -> str:
+    where = f"{result.row.label_en} (column {column + 1})"
+    match result.result:
+        case Result.CLOSED:
+            extra = f", reserve +{result.reserve_change}" if result.reserve_change else ""
+            return f"{where}: closes{extra}"
+        case Result.RESERVE:
+            return f"{where}: closes by paying {result.needs} from the reserve (left: {result.reserve_after})"
+        case Result.ZERO:
+            return f"{where}: zero (-{ZERO_PENALTY} at the end)"
+        case Result.POINTS:
+            return f"{where}: {result.points} points" + (", doubled" if result.doubled else "")
+        case Result.STRUCK:
+            return f"{where}: not made, the entry is a strike"
+    raise AssertionError(result.result)  # pragma: no cover
+
+
+def _bonus_json(state: SheetState, bonus: Bonus) -> JSON:
+    won = state.owner(bonus.id)
+    return {
+        "id": bonus.id,
+        "kind": bonus.kind,
+        "row": bonus.row,
+        "column": bonus.column,
+        "owner": None if won is None else won[0],
+        "value": None if won is None else won[1],
+    }
+
+
+def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JSON:
+    if cell is None:
+        return {"column": column, "result": None}
+    return {
+        "column": column,
+        "result": cell.result.value,
+        "value": cell.points,
+        "doubled": cell.doubled,
+        "struck": cell.struck,
+        "zero": cell.zero,
+        "closed": cell.result in (Result.CLOSED, Result.RESERVE),
+        "closed_with_reserve": cell.result is Result.RESERVE,
+        "dice": list(cell.dice),
+        "all_five": cell.all_five,
+        "reserve": cell.reserve,
+        "reserve_change": cell.reserve_change,
+        "reserve_struck": cell.reserve is not None and cell.entry != latest_entry,
+        "entry": cell.entry,
+    }
+
+
+def _player_json(state: SheetState, player: int, bonuses: Sequence[Bonus]) -> JSON:
+    sheet = state.sheets[player]
+    history = sorted((c for c in sheet.cells() if c.reserve is not None), key=lambda c: c.entry)
+    latest = history[-1].entry if history else None
+    where = {
+        c.entry: (r.id, col) for r, line in zip(ROWS, sheet.fields, strict=True) for col, c in enumerate(line) if c
+    }
+    rows: dict[str, Any] = {
+        r.id: [_field_json(c, latest, col) for col, c in enumerate(line)]
+        for r, line in zip(ROWS, sheet.fields, strict=True)
+    }
+    marks = []
+    for bonus in bonuses:
+        won = state.owner(bonus.id)
+        mine = won is not None and won[0] == player
+        reachable = mine or (won is None and not _disqualified(sheet, bonus))
+        marks.append(
+            {
+                "id": bonus.id,
+                "won": mine,
+                "value": won[1] if mine and won is not None else None,
+                "reachable": reachable,
+                "struck": not reachable,
+                "owner": None if won is None else won[0],
+            }
+        )
+    return {
+        "player": player,
+        "name": state.setup.players[player],
+        "reserve": sheet.reserve,
+        "reserve_history": [
+            {
+                "value": c.reserve,
+                "change": c.reserve_change,
+                "row": where[c.entry][0],
+                "column": where[c.entry][1],
+                "struck": c.entry != latest,
+            }
+            for c in history
+        ],
+        "rows": rows,
+        "bonuses": marks,
+        "full": sheet.full,
+        "totals": totals(state, player).to_json(),
+    }
+
+
+RULES = register(SheetRules())
