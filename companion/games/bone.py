@@ -1,0 +1,89 @@
+"""Bone's Würfelpoker (guide/RULES.md ``bone``, rule text 004): every hand scores its points each round.
+
+Readings in force (docs/games/bone.md): rounds start with the next seat each round (round 1 with
+seat 0); an extra round for a tie at the end is played only by the players tied for the highest
+total, in seat order, and repeats until one total is highest; lower places share on equal totals.
+"""
+
+from __future__ import annotations
+
+from companion.core import DICE_SETTING, JSON, Outcome, Setting, Setup, Standing, places, register
+from companion.hands import BONE, HandRules
+from companion.rounds import RoundRules, RoundState
+
+__all__ = ["BoneRules"]
+
+
+class BoneRules(RoundRules):
+    id = "bone"
+    name_en = "Dice poker (Bone)"
+    name_de = "Würfelpoker (Bone)"
+    settings = (
+        DICE_SETTING,
+        Setting(
+            "rounds",
+            5,
+            "How many rounds are played; every hand scores its points each round.",
+            "Wie viele Runden gespielt werden; jede Hand bringt in jeder Runde ihre Punkte.",
+            minimum=1,
+            maximum=30,
+        ),
+        Setting(
+            "ties",
+            "extra",
+            "Equal highest totals at the end: the tied players play one more round (extra), or share the place.",
+            "Gleichstand an der Spitze am Ende: die Gleichen spielen eine weitere Runde (extra) oder teilen den Platz.",
+            choices=("extra", "share"),
+        ),
+    )
+
+    def hand_rules(self, setup: Setup) -> HandRules:
+        return BONE
+
+    def settle(self, state: RoundState) -> RoundState:
+        keys = self.keys(state)
+        top = max(keys.values())
+        best = [p for p in state.stage.order if keys[p] == top]
+        points = [0] * state.seats
+        for player, rank in keys.items():
+            points[player] = rank.points or 0
+        state = self.close_round(state, best, points=points)
+        if state.number < state.setup.get("rounds"):
+            return self.begin_round(state, starter=state.number % state.seats)
+        leaders = self._leaders(state)
+        if len(leaders) > 1 and state.setup.get("ties") == "extra":
+            return self.begin_round(state, starter=leaders[0], kind="extra", players=leaders)
+        return self.finish(state)
+
+    def _leaders(self, state: RoundState) -> list[int]:
+        top = max(state.scores)
+        return [p for p in range(state.seats) if state.scores[p] == top]
+
+    def standings(self, state: RoundState) -> list[Standing]:
+        place = places([(p, s) for p, s in enumerate(state.scores)])
+        lines = []
+        for p in sorted(range(state.seats), key=lambda q: (place[q], q)):
+            per_round = [r.points[p] if p in r.stages[0].order else None for r in state.history]
+            lines.append(Standing(p, state.setup.players[p], place[p], state.scores[p], {"rounds": per_round}))
+        return lines
+
+    def outcome(self, state: RoundState) -> Outcome | None:
+        if not state.over:
+            return None
+        leaders = self._leaders(state)
+        total = state.scores[leaders[0]]
+        extra = sum(1 for r in state.history if r.kind == "extra")
+        if len(leaders) > 1:
+            reason = f"Equal highest total of {total} points: the place is shared."
+        elif extra:
+            rounds = "an extra round" if extra == 1 else f"{extra} extra rounds"
+            reason = f"Highest total, {total} points, after {rounds}."
+        else:
+            reason = f"Highest total after {len(state.history)} rounds: {total} points."
+        return Outcome(tuple(leaders), reason)
+
+    def view(self, state: RoundState) -> JSON:
+        return {**super().view(state), "rounds": state.setup.get("rounds"), "ties": state.setup.get("ties")}
+
+
+register(BoneRules())

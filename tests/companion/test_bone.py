@@ -1,0 +1,135 @@
+import pytest
+
+from companion.core import GameLog, rules_for
+from companion.errors import IllegalAction, MalformedInput
+from tests.companion.play import hand, hands, stand, throw
+
+ROUND_A = [(0, (1, 2, 3, 4, 4)), (1, (6, 6, 2, 2, 1))]  # 25 and 15
+
+
+def game(players: int = 2, **settings: object) -> GameLog:
+    return GameLog.new("bone", [f"P{i}" for i in range(players)], settings)
+
+
+def test_bone_rule_1_categories_and_points_highest_category_met() -> None:
+    rules = rules_for("bone")
+    setup = rules.make_setup(["A", "B"])
+    table = {
+        (5, 5, 5, 5, 5): ("five", 50),
+        (5, 5, 5, 5, 1): ("four", 40),
+        (5, 5, 5, 1, 1): ("full_house", 35),
+        (1, 2, 3, 4, 5): ("large_straight", 30),
+        (2, 3, 4, 5, 6): ("large_straight", 30),
+        (1, 2, 3, 4, 4): ("small_straight", 25),
+        (5, 5, 5, 1, 2): ("three", 20),
+        (5, 5, 1, 1, 2): ("two_pairs", 15),
+        (5, 5, 1, 2, 3): ("pair", 10),
+        (6, 5, 3, 2, 1): ("high", 5),
+    }
+    for dice, (category, points) in table.items():
+        answer = rules.hand(dice, setup)
+        assert (answer["category"], answer["points"]) == (category, points), dice
+    log = game()
+    hands(log, ROUND_A)
+    assert log.state.scores == (25, 15)
+
+
+def test_bone_rule_2_one_throw_and_up_to_two_rethrows() -> None:
+    log = game()
+    throw(log, 0, (1, 1, 2, 3, 4))
+    throw(log, 0, (1, 1, 5, 5, 4), held=(0, 1, 4))
+    assert [o.action for o in log.options()] == ["throw", "stand"]
+    before = log.summary()
+    with pytest.raises(IllegalAction, match="turn"):
+        throw(log, 1, (1, 1, 1, 1, 1))
+    with pytest.raises(IllegalAction, match="held at 5"):
+        throw(log, 0, (1, 1, 6, 5, 4), held=(0, 1, 2, 4))
+    assert log.summary() == before
+    throw(log, 0, (1, 1, 5, 5, 5), held=(0, 1, 2, 3))  # third throw ends the turn
+    assert log.to_move() == 1
+    assert log.state.stage.hands[0].throws == 3
+    with pytest.raises(IllegalAction, match="Throw the dice before standing"):
+        stand(log, 1)
+
+
+def test_bone_rule_2_five_rounds_every_hand_scores_highest_total_wins() -> None:
+    log = game(3)
+    totals = [0, 0, 0]
+    for number in range(1, 6):
+        assert log.state.number == number
+        starter = (number - 1) % 3
+        assert log.to_move() == starter
+        order = [(starter + i) % 3 for i in range(3)]
+        dice = {0: (6, 6, 6, 6, 1), 1: (2, 2, 3, 3, 1), 2: (1, 2, 3, 5, 6)}
+        hands(log, [(p, dice[p]) for p in order])
+        totals = [t + d for t, d in zip(totals, (40, 15, 5), strict=True)]
+        assert list(log.state.scores) == totals
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (0,)
+    assert [(s.player, s.place, s.score) for s in log.standings()] == [(0, 1, 200), (1, 2, 75), (2, 3, 25)]
+    assert log.standings()[0].detail["rounds"] == [40] * 5
+    with pytest.raises(IllegalAction, match="over"):
+        throw(log, 0, (1, 1, 1, 1, 1))
+
+
+def test_bone_rule_2_rounds_is_a_setting() -> None:
+    log = game(rounds=1)
+    hands(log, ROUND_A)
+    assert log.outcome() is not None
+    with pytest.raises(MalformedInput, match="rounds"):
+        game(rounds=0)
+
+
+def test_bone_rule_3_best_hand_shown_ties_by_higher_dice() -> None:
+    log = game(3, rounds=2)
+    hands(log, [(0, (3, 4, 5, 6, 1)), (1, (3, 4, 5, 6, 6)), (2, (2, 3, 4, 5, 5))])
+    first = log.rules.view(log.state)["history"][0]
+    assert first["best"] == [1]  # same top die: the fifth die decides
+    assert first["points"] == [25, 25, 25]
+    hands(log, [(1, (4, 4, 2, 2, 1)), (2, (4, 4, 2, 2, 1)), (0, (3, 3, 2, 2, 6))])
+    assert log.rules.view(log.state)["history"][1]["best"] == [1, 2]  # an exact tie is shown shared
+
+
+def test_bone_rule_3_equal_totals_at_the_end_play_one_more_round() -> None:
+    log = game(3, rounds=1)
+    hands(log, [(0, (1, 1, 2, 2, 3)), (1, (6, 6, 6, 5, 5)), (2, (5, 5, 5, 6, 6))])
+    assert log.outcome() is None
+    view = log.rules.view(log.state)
+    assert view["round_kind"] == "extra" and view["stage"]["order"] == [1, 2]
+    assert view["stage"]["sitting_out"] == [0]
+    with pytest.raises(IllegalAction, match="P0"):
+        throw(log, 0, (1, 1, 1, 1, 1))
+    hands(log, [(1, (2, 2, 3, 3, 1)), (2, (4, 4, 3, 3, 1))])  # 15 each: still level
+    assert log.outcome() is None and log.state.number == 3
+    hands(log, [(1, (6, 6, 6, 6, 1)), (2, (1, 2, 3, 4, 4))])
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (1,)
+    assert "2 extra rounds" in outcome.reason
+    assert [s.score for s in log.standings()] == [35 + 15 + 40, 35 + 15 + 25, 15]
+    assert log.standings()[2].detail["rounds"] == [15, None, None]
+
+
+def test_bone_rule_3_setting_share_the_place() -> None:
+    log = game(3, rounds=1, ties="share")
+    hands(log, [(0, (1, 1, 2, 2, 3)), (1, (6, 6, 6, 5, 5)), (2, (5, 5, 5, 6, 6))])
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (1, 2)
+    assert [(s.player, s.place) for s in log.standings()] == [(1, 1), (2, 1), (0, 3)]
+
+
+def test_bone_options_carry_the_action_and_what_standing_gives() -> None:
+    log = game()
+    (first,) = log.options()
+    assert first.detail["type"] == "throw" and first.detail["player"] == 0 and first.detail["needs"] == ["dice"]
+    throw(log, 0, (2, 2, 2, 5, 5))
+    stand_option = next(o for o in log.options() if o.action == "stand")
+    assert stand_option.points == 35 and stand_option.detail["category"] == "full_house"
+    assert stand_option.to_json()["type"] == "stand"
+
+
+def test_bone_plays_with_poker_dice_when_set() -> None:
+    log = game(dice="poker")
+    hand(log, 0, ("A", "A", "A", "K", "K"))
+    with pytest.raises(MalformedInput, match="pip face"):
+        throw(log, 1, ("1", "2", "3", "4", "5"))
+    assert log.rules.view(log.state)["stage"]["hands"][0]["faces"] == ["A", "A", "A", "K", "K"]
