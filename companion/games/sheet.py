@@ -532,7 +532,22 @@ def _bonus_json(state: SheetState, bonus: Bonus) -> JSON:
 
 def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JSON:
     if cell is None:
-        return {"column": column, "result": None}
+        return {
+            "column": column,
+            "result": None,
+            "value": None,
+            "doubled": False,
+            "struck": False,
+            "zero": False,
+            "closed": False,
+            "closed_with_reserve": False,
+            "dice": [],
+            "all_five": False,
+            "reserve": None,
+            "reserve_change": 0,
+            "reserve_struck": False,
+            "entry": None,
+        }
     return {
         "column": column,
         "result": cell.result.value,

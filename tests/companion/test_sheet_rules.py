@@ -394,8 +394,10 @@ def test_sheet_rule_8_ends_when_every_sheet_is_full_and_totals_add_up() -> None:
         assert log.outcome() is None
         if row == "schule_2":
             enter(log, row, (2, 5, 5, 5, 5))  # Ben: a zero
+        elif row.startswith("schule"):
+            enter(log, row, dice, all_five)
         else:
-            (enter(log, row, dice, all_five) if row.startswith("schule") else strike(log, row))
+            strike(log, row)
     outcome = log.outcome()
     assert outcome is not None and outcome.winners == (0,)
     assert log.to_move() is None
