@@ -1,0 +1,195 @@
+"""Who may do what: devices known by a cookie, games owned by their creator, joined by code, cross-site writes refused.
+
+There are no accounts at a dice table. A device gets a random token in an HttpOnly cookie on its first request; its
+public id is a hash of that token, so ids shown to other devices cannot be replayed as cookies. Writes need both a
+same-origin request (Origin / Sec-Fetch-Site) and, under /api, the custom header ``X-Becher`` that no cross-site
+page can send without a CORS preflight (which this server never grants).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+from urllib.parse import urlsplit
+
+from flask import Flask, current_app, g, redirect, request
+from werkzeug.wrappers import Response
+
+from web.store import GameRow, Store
+
+COOKIE = "becher_device"
+HEADER = "X-Becher"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+
+WRITE_ROLES = frozenset({"owner", "player"})
+READ_ROLES = frozenset({"owner", "player", "viewer"})
+
+JOIN_ATTEMPTS = 10
+JOIN_WINDOW_S = 60.0
+
+
+class Denied(Exception):
+    """A request refused for access reasons; ``status`` 403 or 429, ``code`` for the error shape."""
+
+    def __init__(self, message: str, status: int = 403, code: str = "forbidden") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+def device_of(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
+def current_device() -> str:
+    device: str = g.device
+    return device
+
+
+def is_local() -> bool:
+    """The host's own browser (loopback), which may be trusted as owner of every game where configured."""
+    return bool(current_app.config.get("LOCAL_IS_OWNER")) and request.remote_addr in LOOPBACK
+
+
+def role_in(store: Store, row: GameRow, device: str) -> str:
+    role = store.role(row.id, device)
+    if role is not None:
+        return role
+    if is_local():
+        return "owner"
+    return "viewer" if row.public else "none"
+
+
+def you(store: Store, row: GameRow) -> dict[str, object]:
+    role = role_in(store, row, current_device())
+    return {"device": current_device(), "role": role, "can_write": role in WRITE_ROLES and row.finished is None}
+
+
+def require_read(store: Store, row: GameRow) -> str:
+    role = role_in(store, row, current_device())
+    if role not in READ_ROLES:
+        raise Denied("This device has not joined this game; scan the QR code on the table or enter its code.")
+    return role
+
+
+def require_write(store: Store, row: GameRow) -> str:
+    role = role_in(store, row, current_device())
+    if role not in WRITE_ROLES:
+        if role == "viewer":
+            raise Denied("This device may only watch this game; join it with the code on the table to play.")
+        raise Denied("This device has not joined this game; scan the QR code on the table or enter its code.")
+    return role
+
+
+def require_owner(store: Store, row: GameRow) -> None:
+    if role_in(store, row, current_device()) != "owner":
+        raise Denied("Only the device that started this game may do this; ask at the table.")
+
+
+class JoinThrottle:
+    """At most JOIN_ATTEMPTS wrong codes per device per minute, so six-letter codes cannot be guessed in bulk."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fails: dict[str, deque[float]] = defaultdict(deque)
+
+    def check(self, device: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            fails = self._fails[device]
+            while fails and now - fails[0] > JOIN_WINDOW_S:
+                fails.popleft()
+            if len(fails) >= JOIN_ATTEMPTS:
+                raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+
+    def failed(self, device: str) -> None:
+        with self._lock:
+            self._fails[device].append(time.monotonic())
+
+
+def _same_origin() -> bool:
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        if origin == "null":
+            return False
+        return urlsplit(origin).netloc.lower() == request.host.lower()
+    return True
+
+
+def _identify() -> None:
+    token = request.cookies.get(COOKIE, "")
+    if not TOKEN_RE.match(token):
+        token = secrets.token_urlsafe(32)
+        g.new_token = token
+    g.device = device_of(token)
+
+
+def _guard_writes() -> None:
+    if request.method in SAFE_METHODS:
+        return
+    if not _same_origin():
+        raise Denied("Requests from other sites may not change anything here; open Becher's own page to play.")
+    if request.path.startswith("/api/") and not request.headers.get(HEADER):
+        raise Denied(f"Writes to the API need the header '{HEADER}: 1'; use Becher's own pages or add the header.")
+
+
+def _set_cookie(response: Response) -> Response:
+    token = g.get("new_token")
+    if token:
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=400 * 24 * 3600,
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure,
+            path="/",
+        )
+    return response
+
+
+def join_landing(game_id: str) -> str:
+    pattern: str = current_app.config.get("JOIN_LANDING", "/phone/{id}")
+    return pattern.format(id=game_id)
+
+
+def join_url(code: str) -> str:
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return f"{str(base).rstrip('/')}/join/{code}"
+
+
+def _join_by_link(code: str) -> Response:
+    """What the QR code opens: join and go to the phone page (never for a request started by another site)."""
+    from web.api import store_of
+
+    if request.headers.get("Sec-Fetch-Site") in ("cross-site", "same-site"):
+        return redirect("/", 303)
+    store = store_of()
+    throttle: JoinThrottle = current_app.extensions["becher.join_throttle"]
+    try:
+        throttle.check(current_device())
+    except Denied:
+        return redirect("/?join_error=1", 303)
+    row = store.by_code(code)
+    if row is None:
+        throttle.failed(current_device())
+        return redirect("/?join_error=1", 303)
+    store.join(row.id, current_device())
+    return redirect(join_landing(row.id), 303)
+
+
+def init_app(app: Flask) -> None:
+    app.extensions["becher.join_throttle"] = JoinThrottle()
+    app.before_request(_identify)
+    app.before_request(_guard_writes)
+    app.after_request(_set_cookie)
+    app.add_url_rule("/join/<code>", "join_link", _join_by_link, methods=["GET"])

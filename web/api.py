@@ -1,0 +1,522 @@
+"""The JSON API under /api (contract: docs/api.md). Views parse, check access, call the store, publish, answer.
+
+No rule lives here: actions are the game's own JSON and go to companion through the store; what may be done now
+reaches the client as the rules engine's ``options`` inside every game answer.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, NoReturn
+
+import segno
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from companion.core import GameLog, all_rules, rules_for
+from companion.dice import parse_dice
+from companion.errors import BecherError, IllegalAction, MalformedInput
+from web import access, live, photos
+from web.access import Denied, current_device
+from web.store import GameRow, Store
+
+JSON = dict[str, Any]
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+BODY_LIMIT = 1024 * 1024
+PHOTO_LIMIT = 20 * 1024 * 1024
+MULTIPART_SLACK = 64 * 1024
+
+
+class ApiError(Exception):
+    """An error answer in the one shape: ``{"ok": false, "error", "status", "code", **extra}``."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.extra = extra
+
+    def response(self) -> Response:
+        return error_response(self.status, self.code, str(self), **self.extra)
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> Response:
+    body = {"ok": False, "error": message, "status": status, "code": code, **extra}
+    return Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
+
+
+def fail(status: int, code: str, message: str, **extra: Any) -> NoReturn:
+    raise ApiError(status, code, message, **extra)
+
+
+def ok(status: int = 200, **body: Any) -> Response:
+    return Response(json.dumps({"ok": True, **body}, ensure_ascii=False), status=status, mimetype="application/json")
+
+
+def store_of() -> Store:
+    store: Store = current_app.extensions["becher.store"]
+    return store
+
+
+def hub_of() -> live.Hub:
+    hub: live.Hub = current_app.extensions["becher.hub"]
+    return hub
+
+
+# ---------------------------------------------------------------------------------------------- request parsing
+
+
+@bp.before_request
+def _limit_body() -> None:
+    """1 MB for JSON and logs; photos get their own limit (413 beyond either)."""
+    if request.endpoint == "api.upload_photo":
+        request.max_content_length = PHOTO_LIMIT + MULTIPART_SLACK
+    else:
+        request.max_content_length = BODY_LIMIT
+
+
+def body() -> JSON:
+    data = request.get_json(force=True, silent=True)
+    if data is None:
+        if not request.get_data():
+            return {}
+        fail(400, "malformed", "The body is not valid JSON; send a JSON object.")
+    if not isinstance(data, dict):
+        fail(400, "malformed", "The body must be a JSON object.")
+    return data
+
+
+def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
+    value = data.get(name, default)
+    if value is None:
+        fail(400, "malformed", f"The field '{name}' is missing; send it as a whole number.")
+    if isinstance(value, bool) or not isinstance(value, int):
+        fail(400, "malformed", f"The field '{name}' must be a whole number.")
+    if value < minimum:
+        fail(400, "malformed", f"The field '{name}' must be at least {minimum}.")
+    return value
+
+
+def flag(data: JSON, name: str, default: bool = False) -> bool:
+    value = data.get(name, default)
+    if not isinstance(value, bool):
+        fail(400, "malformed", f"The field '{name}' must be true or false.")
+    return value
+
+
+def optional_revision(data: JSON) -> int | None:
+    return None if data.get("revision") is None else whole(data, "revision")
+
+
+def game_row(game_id: str) -> GameRow:
+    return store_of().row(game_id)
+
+
+def join_info(row: GameRow) -> JSON:
+    return {"code": row.code, "url": access.join_url(row.code), "qr": f"/api/games/{row.id}/qr.svg"}
+
+
+def publish_game(game: JSON) -> None:
+    hub_of().publish(game["id"], "game", {"game": game}, game["revision"])
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+
+@bp.get("/rules")
+def rules_list() -> Response:
+    return ok(games=[r.describe() for r in all_rules()])
+
+
+@bp.get("/rules/<game>")
+def rules_one(game: str) -> Response:
+    return ok(rules=rules_or_404(game).describe())
+
+
+def rules_or_404(game: str) -> Any:
+    try:
+        return rules_for(game)
+    except MalformedInput as exc:
+        fail(404, "not_found", str(exc))
+
+
+@bp.get("/rules/<game>/hand")
+def rules_hand(game: str) -> Response:
+    rules = rules_or_404(game)
+    tokens = [t for t in request.args.get("dice", "").replace(" ", ",").split(",") if t]
+    settings: JSON = {}
+    kind = request.args.get("dice_kind")
+    if kind is not None:
+        settings["dice"] = kind
+    all_five = request.args.get("all_five", "0").lower() in ("1", "true", "yes")
+    try:
+        names = [f"P{i + 1}" for i in range(max(rules.min_players, 1))]
+        setup = rules.make_setup(names, settings)
+        dice = parse_dice(tokens, setup.dice_kind)
+        return ok(hand=rules.hand(dice, setup, all_five))
+    except BecherError as exc:
+        fail(400, "malformed", str(exc))
+
+
+# ---------------------------------------------------------------------------------------------- games
+
+
+@bp.get("/me")
+def me() -> Response:
+    store = store_of()
+    return ok(device=current_device(), games=store.list_games(current_device(), include_public=False))
+
+
+@bp.get("/games")
+def games_list() -> Response:
+    return ok(games=store_of().list_games(current_device(), everything=access.is_local()))
+
+
+@bp.post("/games")
+def games_create() -> Response:
+    data = body()
+    game = data.get("game")
+    players = data.get("players")
+    settings = data.get("settings") or {}
+    if not isinstance(game, str):
+        fail(400, "malformed", "Name the game to play in the field 'game' (for example \"bone\").")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        fail(400, "malformed", "List the players' names in the field 'players'.")
+    if not isinstance(settings, dict):
+        fail(400, "malformed", "The field 'settings' must be an object of setting names and values.")
+    public = flag(data, "public")
+    try:
+        log = GameLog.new(game, players, settings)
+    except BecherError as exc:
+        fail(400, "malformed", str(exc))
+    store = store_of()
+    view = store.create(log, current_device(), public)
+    row = store.row(view["id"])
+    return ok(201, game=view, you=access.you(store, row), join=join_info(row))
+
+
+@bp.post("/games/import")
+def games_import() -> Response:
+    upload = request.files.get("log")
+    raw = upload.read() if upload is not None else request.get_data()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        fail(400, "malformed", "The log is not UTF-8 text; send the .jsonl file Becher exported.")
+    if not text.strip():
+        fail(400, "malformed", "The log is empty; send the .jsonl file Becher exported.")
+    try:
+        log = GameLog.from_jsonl(text)
+    except BecherError as exc:
+        fail(400, "malformed", str(exc))
+    store = store_of()
+    view = store.create(log, current_device())
+    row = store.row(view["id"])
+    return ok(201, game=view, you=access.you(store, row), join=join_info(row))
+
+
+@bp.get("/games/<game_id>")
+def games_get(game_id: str) -> Response:
+    store = store_of()
+    row = game_row(game_id)
+    access.require_read(store, row)
+    extra: JSON = {}
+    if request.args.get("log") in ("1", "true"):
+        extra["log"] = store.log_rows(game_id)
+    return ok(game=store.game(game_id), you=access.you(store, row), **extra)
+
+
+@bp.get("/games/<game_id>/log")
+def games_log(game_id: str) -> Response:
+    store = store_of()
+    access.require_read(store, game_row(game_id))
+    return ok(log=store.log_rows(game_id))
+
+
+@bp.post("/games/<game_id>/actions")
+def games_play(game_id: str) -> Response:
+    store = store_of()
+    access.require_write(store, game_row(game_id))
+    data = body()
+    seen = whole(data, "seen")
+    action = data.get("action")
+    if not isinstance(action, dict):
+        fail(400, "malformed", "Send the action as a JSON object in the field 'action'.")
+    photo = data.get("photo")
+    if photo is not None and not isinstance(photo, str):
+        fail(400, "malformed", "The field 'photo' must be the id of an uploaded photo.")
+    view, n = store.play(game_id, current_device(), seen, action, photo, optional_revision(data))
+    publish_game(view)
+    return ok(201, game=view, n=n)
+
+
+@bp.post("/games/<game_id>/undo")
+def games_undo(game_id: str) -> Response:
+    store = store_of()
+    access.require_write(store, game_row(game_id))
+    data = body()
+    seen = whole(data, "seen")
+    count = whole(data, "count", 1, minimum=1)
+    view, undone = store.undo(game_id, seen, count, optional_revision(data))
+    publish_game(view)
+    return ok(game=view, undone=undone)
+
+
+@bp.post("/games/<game_id>/finish")
+def games_finish(game_id: str) -> Response:
+    store = store_of()
+    access.require_owner(store, game_row(game_id))
+    before = store.row(game_id).revision
+    view = store.finish(game_id)
+    if view["revision"] != before:
+        publish_game(view)
+    return ok(game=view)
+
+
+@bp.delete("/games/<game_id>")
+def games_delete(game_id: str) -> Response:
+    store = store_of()
+    access.require_owner(store, game_row(game_id))
+    store.delete(game_id)
+    hub_of().end_game(game_id)
+    return ok(deleted=game_id)
+
+
+@bp.post("/games/<game_id>/rematch")
+def games_rematch(game_id: str) -> Response:
+    store = store_of()
+    row = game_row(game_id)
+    access.require_write(store, row)
+    rules = rules_for(row.game)
+    log = GameLog(rules, rules.make_setup(row.setup["players"], row.setup["settings"]))
+    members = [(m["device"], "player", m["name"]) for m in store.members(game_id)]
+    view = store.create(log, current_device(), row.public, members)
+    new_row = store.row(view["id"])
+    return ok(201, game=view, you=access.you(store, new_row), join=join_info(new_row))
+
+
+@bp.get("/games/<game_id>/export")
+def games_export(game_id: str) -> Response:
+    store = store_of()
+    access.require_read(store, game_row(game_id))
+    row, text = store.export(game_id)
+    return Response(
+        text,
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="becher-{row.game}-{row.id}.jsonl"'},
+    )
+
+
+# ---------------------------------------------------------------------------------------------- access
+
+
+def access_answer(store: Store, game_id: str) -> Response:
+    row = store.row(game_id)
+    return ok(join=join_info(row), public=row.public, members=store.members(game_id))
+
+
+@bp.get("/games/<game_id>/access")
+def access_get(game_id: str) -> Response:
+    store = store_of()
+    access.require_write(store, game_row(game_id))
+    return access_answer(store, game_id)
+
+
+@bp.post("/games/<game_id>/access")
+def access_set(game_id: str) -> Response:
+    store = store_of()
+    access.require_owner(store, game_row(game_id))
+    data = body()
+    if "public" not in data and "renew_code" not in data:
+        fail(400, "malformed", "Send 'public' (true or false) and/or 'renew_code': true.")
+    if "public" in data:
+        view = store.set_public(game_id, flag(data, "public"))
+        publish_game(view)
+    if flag(data, "renew_code"):
+        store.renew_code(game_id)
+    return access_answer(store, game_id)
+
+
+@bp.delete("/games/<game_id>/members/<device>")
+def access_remove(game_id: str, device: str) -> Response:
+    store = store_of()
+    row = game_row(game_id)
+    access.require_owner(store, row)
+    if device == row.owner:
+        fail(400, "malformed", "The owner cannot be removed from their own game; delete the game instead.")
+    if not store.remove_member(game_id, device):
+        fail(404, "not_found", f"Device {device!r} has not joined this game.")
+    return access_answer(store, game_id)
+
+
+@bp.get("/games/<game_id>/qr.svg")
+def access_qr(game_id: str) -> Response:
+    store = store_of()
+    row = game_row(game_id)
+    access.require_write(store, row)
+    svg = segno.make(access.join_url(row.code), error="m").svg_inline(scale=8, border=2)
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/join")
+def join() -> Response:
+    data = body()
+    code = data.get("code")
+    name = data.get("name", "")
+    if not isinstance(code, str) or not code.strip():
+        fail(400, "malformed", "Enter the game's code shown on the table in the field 'code'.")
+    if not isinstance(name, str) or len(name) > 60:
+        fail(400, "malformed", "The field 'name' must be text of at most 60 characters.")
+    throttle: access.JoinThrottle = current_app.extensions["becher.join_throttle"]
+    throttle.check(current_device())
+    store = store_of()
+    row = store.by_code(code)
+    if row is None:
+        throttle.failed(current_device())
+        fail(403, "forbidden", "No running game has this code; check the code shown on the table and try again.")
+    store.join(row.id, current_device(), name.strip())
+    return ok(game=store.game(row.id), you=access.you(store, row))
+
+
+# ---------------------------------------------------------------------------------------------- photos
+
+
+def photo_payload(photo: Any) -> JSON:
+    return {"photo": photo.to_json(), "reading": photo.reading, "reading_error": photo.reading_error}
+
+
+@bp.post("/games/<game_id>/photos")
+def upload_photo(game_id: str) -> Response:
+    store = store_of()
+    row = game_row(game_id)
+    access.require_write(store, row)
+    if row.finished is not None:
+        fail(409, "finished", "This game has been finished and takes no more photos; start a new game.")
+    kind = request.args.get("kind") or str(row.setup["settings"].get("dice", "auto"))
+    if kind not in ("auto", "pip", "poker"):
+        fail(400, "malformed", "The parameter 'kind' must be auto, pip or poker.")
+    upload = request.files.get("photo")
+    if upload is not None:
+        data = upload.read()
+    elif request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
+        data = request.get_data()
+    elif request.mimetype.startswith("multipart/"):
+        fail(400, "malformed", "Send the image in the form field 'photo'.")
+    else:
+        fail(415, "not_image", "Send a photo (a JPEG or PNG image), not other data.")
+    if len(data) > PHOTO_LIMIT:
+        fail(413, "too_large", "This photo is larger than 20 MB; take it at a lower resolution.")
+    try:
+        prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]))
+    except photos.NotAnImage as exc:
+        fail(415, "not_image", str(exc))
+    except photos.TooManyPixels as exc:
+        fail(413, "too_large", str(exc))
+    photo = store.add_photo(game_id, current_device(), prepared.jpeg, prepared.width, prepared.height)
+    readers: photos.Readers = current_app.extensions["becher.readers"]
+    hub = hub_of()
+    device = current_device()
+    logger = current_app.logger
+
+    def job() -> tuple[JSON, bool]:
+        """Runs on a reader worker: read, store the outcome, tell the watchers; the request may have stopped waiting."""
+        reading: JSON | None = None
+        error: str | None = None
+        refused = False
+        try:
+            reading = photos.scale_reading(photos.read_image(data, kind), prepared.width, prepared.height)
+        except ImportError:
+            error = photos.READER_MISSING
+        except photos.NotAnImage as exc:
+            error, refused = str(exc), True
+        except Exception:  # a reader bug must not lose the photo; the person enters the dice instead
+            logger.exception("dice reader failed on photo %s", photo.id)
+            error = "The dice reader failed on this photo; enter the dice by hand or take another photo."
+        if refused:
+            store.delete_photo(photo.id)
+            return {"error": error}, True
+        store.set_reading(photo.id, reading, error)
+        payload = photo_payload(store.photo(photo.id))
+        hub.publish(game_id, "photo", {**payload, "device": device})
+        return payload, False
+
+    future = readers.run(job)
+    try:
+        payload, refused = future.result(timeout=float(current_app.config["READ_TIMEOUT"]))
+    except FutureTimeout:
+        message = "Reading the dice takes long; enter them by hand or wait, the reading will appear when done."
+        return ok(201, photo=photo.to_json(), reading=None, reading_error=message)
+    if refused:
+        fail(415, "not_image", str(payload["error"]))
+    return ok(201, **payload)
+
+
+def photo_or_404(photo_id: str) -> Any:
+    store = store_of()
+    photo = store.photo(photo_id)
+    access.require_read(store, store.row(photo.game_id))
+    return photo
+
+
+@bp.get("/photos/<photo_id>")
+def photo_image(photo_id: str) -> Response:
+    photo = photo_or_404(photo_id)
+    return Response(
+        store_of().photo_data(photo.id), mimetype="image/jpeg", headers={"Cache-Control": "private, max-age=86400"}
+    )
+
+
+@bp.get("/photos/<photo_id>/reading")
+def photo_reading(photo_id: str) -> Response:
+    return ok(**photo_payload(photo_or_404(photo_id)))
+
+
+# ---------------------------------------------------------------------------------------------- live
+
+
+@bp.get("/games/<game_id>/events")
+def games_events(game_id: str) -> Response:
+    store = store_of()
+    access.require_read(store, game_row(game_id))
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last")
+    try:
+        last = int(raw) if raw is not None and raw != "" else None
+    except ValueError:
+        last = None
+
+    def current() -> tuple[int, Any]:
+        view = store.game(game_id)
+        return int(view["revision"]), view
+
+    body_iter = live.stream(hub_of(), game_id, last, current, float(current_app.config["LIVE_HEARTBEAT"]))
+    return Response(
+        stream_with_context(body_iter),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"},
+    )
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+def to_api_error(exc: Exception) -> ApiError | None:
+    """Map the store's and rules' refusals to the error shape; None for what is not ours."""
+    from web import store as st
+
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, Denied):
+        return ApiError(exc.status, exc.code, str(exc))
+    if isinstance(exc, st.NotFound):
+        return ApiError(404, "not_found", str(exc))
+    if isinstance(exc, st.Malformed):
+        return ApiError(400, "malformed", str(exc))
+    if isinstance(exc, st.StoreError):
+        return ApiError(409, exc.code, str(exc), game=exc.game)
+    if isinstance(exc, MalformedInput):
+        return ApiError(400, "malformed", str(exc))
+    if isinstance(exc, IllegalAction):
+        return ApiError(409, "illegal", str(exc))
+    return None

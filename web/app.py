@@ -1,0 +1,132 @@
+"""The app factory: one Flask app with the API, live updates, access control and the pages.
+
+Like Flask's tutorial app, tests build a fresh app with a temporary database through ``create_app(config)``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+import web.pages
+from web import access, api, live, photos
+from web.store import Store
+
+API_CODES = {
+    400: "malformed",
+    403: "forbidden",
+    404: "not_found",
+    405: "method",
+    409: "stale",
+    413: "too_large",
+    415: "not_image",
+    429: "too_many",
+}
+
+HTTP_MESSAGES = {
+    400: "The request could not be understood; check what was sent.",
+    404: "There is nothing at this address; check the link or go back to the start page.",
+    405: "This address does not take this kind of request; use the method docs/api.md names.",
+    413: "What was sent is too large (photos up to 20 MB, other data up to 1 MB); send something smaller.",
+}
+
+
+def data_dir() -> Path:
+    """The user's data folder (what platformdirs would give), or $BECHER_DATA."""
+    override = os.environ.get("BECHER_DATA")
+    if override:
+        return Path(override)
+    home = Path.home()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or os.environ.get("APPDATA") or home / "AppData" / "Local")
+        return base / "Becher"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "Becher"
+    return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "becher"
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DATABASE=None,  # default: becher.sqlite3 in data_dir()
+        PHOTO_MAX_SIDE=1600,
+        READ_WORKERS=2,
+        READ_TIMEOUT=20.0,
+        LIVE_HEARTBEAT=15.0,
+        LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game
+        JOIN_LANDING="/phone/{id}",
+        PUBLIC_URL=None,  # base of join links; default: the address the request came to
+        CAMERA=None,
+        HTTPS=False,
+        MAX_CONTENT_LENGTH=api.PHOTO_LIMIT + api.MULTIPART_SLACK,
+        JSON_SORT_KEYS=False,
+    )
+    if config:
+        app.config.update(config)
+    database = app.config["DATABASE"] or str(data_dir() / "becher.sqlite3")
+    app.config["DATABASE"] = database
+
+    store = Store(database)
+    readers = photos.Readers(int(app.config["READ_WORKERS"]))
+    hub = live.Hub()
+    app.extensions["becher.store"] = store
+    app.extensions["becher.readers"] = readers
+    app.extensions["becher.hub"] = hub
+
+    access.init_app(app)
+    app.register_blueprint(api.bp)
+    _register_errors(app)
+    web.pages.register(app)
+
+    def shutdown() -> None:
+        hub.close()
+        readers.shutdown()
+
+    app.extensions["becher.shutdown"] = shutdown
+    atexit.register(hub.close)
+    return app
+
+
+def _is_api() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def _register_errors(app: Flask) -> None:
+    """One error shape on every /api answer (unknown routes included); pages keep Flask's own error pages."""
+
+    @app.errorhandler(api.ApiError)
+    def _api_error(exc: api.ApiError) -> Response:
+        return exc.response()
+
+    @app.errorhandler(access.Denied)
+    def _denied(exc: access.Denied) -> Response | tuple[str, int]:
+        if _is_api():
+            return api.error_response(exc.status, exc.code, str(exc))
+        return str(exc), exc.status
+
+    @app.errorhandler(Exception)
+    def _other(exc: Exception) -> Any:
+        mapped = api.to_api_error(exc)
+        if isinstance(exc, HTTPException):
+            if not _is_api():
+                return exc
+            status = exc.code or 500
+            message = HTTP_MESSAGES.get(status) or (exc.description or "The request failed.")
+            return api.error_response(status, API_CODES.get(status, "error"), message)
+        if mapped is not None:
+            if _is_api():
+                return mapped.response()
+            return str(mapped), mapped.status
+        app.logger.exception("unexpected error on %s %s", request.method, request.path)
+        if _is_api():
+            return api.error_response(
+                500, "server", "Something went wrong on the server; try again, and report it if it repeats."
+            )
+        return "Something went wrong on the server; try again.", 500

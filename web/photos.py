@@ -1,0 +1,98 @@
+"""Photos of throws: checked and downscaled with Pillow, read by vision/ in a worker pool.
+
+The reader runs on a small thread pool, so a slow read occupies a worker, never the request threads of other
+devices; the uploading request waits for it only up to READ_TIMEOUT. The reader gets the original bytes (best
+accuracy); its boxes are then scaled to the stored, downscaled photo so a page can draw them on what it shows.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+JSON = dict[str, Any]
+T = TypeVar("T")
+
+READER_MISSING = "The dice reader is not installed on this server; enter the dice by hand."
+
+
+class NotAnImage(ValueError):
+    """The upload is not an image Pillow or the reader can open (answered 415)."""
+
+
+class TooManyPixels(ValueError):
+    """An image so large it could be a decompression bomb (answered 413)."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    jpeg: bytes
+    width: int
+    height: int
+
+
+def prepare(data: bytes, max_side: int) -> Prepared:
+    """Open, orient (EXIF), downscale and re-encode as JPEG; refuse what is not an image."""
+    if not data:
+        raise NotAnImage("The upload is empty; take a photo of the dice or choose an image file.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as img:
+                img.load()
+                oriented = ImageOps.exif_transpose(img)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise TooManyPixels("This image has too many pixels; take a normal photo of the dice.") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        raise NotAnImage(
+            "This file is not an image Becher can open; take a photo of the dice or choose a JPEG or PNG."
+        ) from None
+    if oriented.mode not in ("RGB", "L"):
+        oriented = oriented.convert("RGB")
+    oriented.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    oriented.save(out, "JPEG", quality=85, optimize=True)
+    return Prepared(out.getvalue(), oriented.width, oriented.height)
+
+
+def read_image(data: bytes, kind: str) -> JSON:
+    """Run the dice reader (imported here, on the worker, so the server starts without vision's models)."""
+    from vision.reader import get_reader
+    from vision.reading import ImageError
+
+    try:
+        reading = get_reader().read_bytes(data, kind)
+    except ImageError as exc:
+        raise NotAnImage(str(exc)) from None
+    result: JSON = reading.to_json()
+    return result
+
+
+def scale_reading(reading: JSON, width: int, height: int) -> JSON:
+    """Boxes and size of a reading, in pixels of the stored photo instead of the original upload."""
+    sx = width / reading["width"]
+    sy = height / reading["height"]
+    dice = []
+    for die in reading["dice"]:
+        x0, y0, x1, y1 = die["box"]
+        dice.append({**die, "box": [round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy)]})
+    return {**reading, "dice": dice, "width": width, "height": height}
+
+
+class Readers:
+    """The worker pool that runs reads, so they never occupy more than ``workers`` threads or any request thread."""
+
+    def __init__(self, workers: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="becher-read")
+
+    def run(self, job: Callable[[], T]) -> Future[T]:
+        return self._pool.submit(job)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

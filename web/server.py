@@ -1,0 +1,166 @@
+"""`becher serve`: the app on cheroot (a production WSGI server for Linux, macOS and Windows), plain or TLS.
+
+Each live stream holds one server thread for as long as a device watches, so the pool is sized for nine devices
+with plenty to spare (THREADS). With ``--https`` a self-signed certificate is made on first start and kept in the
+data folder, since phones allow the live camera in the browser only over HTTPS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import ipaddress
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import segno
+from cheroot import wsgi
+
+from web.app import create_app, data_dir
+
+THREADS = 64
+CERT_NAME = "becher-cert.pem"
+KEY_NAME = "becher-key.pem"
+
+
+def lan_address() -> str | None:
+    """The address other devices on the network reach this machine by (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            address = str(s.getsockname()[0])
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def public_host(host: str) -> str:
+    if host in ("0.0.0.0", "::", ""):
+        return lan_address() or "127.0.0.1"
+    return host
+
+
+def url_for(host: str, port: int, https: bool) -> str:
+    scheme = "https" if https else "http"
+    shown = f"[{host}]" if ":" in host else host
+    default = 443 if https else 80
+    return f"{scheme}://{shown}/" if port == default else f"{scheme}://{shown}:{port}/"
+
+
+def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
+    """A self-signed certificate for this machine's names and addresses, made once and kept (remade if the
+    address changed, so phones see a certificate for the address they open)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    cert_path, key_path = folder / CERT_NAME, folder / KEY_NAME
+    names = sorted({"localhost", socket.gethostname(), "127.0.0.1", *hosts})
+    if cert_path.exists() and key_path.exists():
+        try:
+            cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+            san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+            covered = {str(v) for v in san.get_values_for_type(x509.IPAddress)}
+            covered |= set(san.get_values_for_type(x509.DNSName))
+            expires = cert.not_valid_after_utc
+            if all(n in covered for n in names) and expires > datetime.datetime.now(datetime.UTC):
+                return cert_path, key_path
+        except (ValueError, x509.ExtensionNotFound):
+            pass
+    folder.mkdir(parents=True, exist_ok=True)
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Becher at the table")])
+    alt: list[x509.GeneralName] = []
+    for name in names:
+        try:
+            alt.append(x509.IPAddress(ipaddress.ip_address(name)))
+        except ValueError:
+            alt.append(x509.DNSName(name))
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    if os.name != "nt":
+        key_path.chmod(0o600)
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return cert_path, key_path
+
+
+def print_banner(url: str, https: bool, database: str) -> None:
+    print(f"Becher is running. Open {url} on the tablet; phones can scan this code:", flush=True)
+    with contextlib.suppress(UnicodeEncodeError, OSError):  # a console that cannot draw blocks: the URL is enough
+        segno.make(url, error="m").terminal(compact=True)
+    if https:
+        print("The certificate is self-signed: each device asks once to trust it.", flush=True)
+    print(f"Games are kept in {database}. Stop with Ctrl+C.", flush=True)
+
+
+def serve(args: argparse.Namespace) -> int:
+    host: str = args.host
+    port: int = args.port
+    https: bool = bool(getattr(args, "https", False))
+    folder = data_dir()
+    database = str(Path(args.db).expanduser().resolve()) if args.db else str(folder / "becher.sqlite3")
+    shown = public_host(host)
+    url = url_for(shown, port, https)
+    config: dict[str, Any] = {
+        "DATABASE": database,
+        "CAMERA": args.camera,
+        "HTTPS": https,
+        "LOCAL_IS_OWNER": True,
+        "PUBLIC_URL": url.rstrip("/"),
+    }
+    try:
+        app = create_app(config)
+    except OSError as exc:
+        print(f"becher: cannot open the database {database}: {exc}", file=sys.stderr)
+        return 1
+    server = wsgi.Server(
+        (host, port), app, numthreads=THREADS, server_name="becher", request_queue_size=64, shutdown_timeout=2
+    )
+    if https:
+        from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+        cert, key = ensure_certificate(folder / "tls", [shown])
+        server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+    try:
+        server.prepare()
+    except OSError as exc:
+        print(f"becher: cannot listen on {host}:{port} ({exc}); choose another port with --port.", file=sys.stderr)
+        app.extensions["becher.shutdown"]()
+        return 1
+    print_banner(url, https, database)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["becher.shutdown"]()
+        server.stop()
+        app.extensions["becher.store"].close()
+    print("Becher has stopped; every game is saved.", flush=True)
+    return 0

@@ -1,0 +1,670 @@
+"""Games kept in SQLite as action logs: the only place the server keeps state.
+
+A game is its setup plus its action rows; the rules fold them (companion.core.GameLog). Every write runs in one
+``BEGIN IMMEDIATE`` transaction that checks the action count the writer saw, verifies the action against the rules,
+inserts it and commits before the caller may answer, so an acknowledged action survives a killed process (WAL with
+``synchronous=FULL`` survives a power cut too). Folded logs are cached per game and revision so a write costs one
+rules step, not a replay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from companion.core import GameLog, Setup, rules_for
+from companion.errors import IllegalAction, MalformedInput
+
+JSON = dict[str, Any]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    setup TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    code TEXT NOT NULL,
+    public INTEGER NOT NULL DEFAULT 0,
+    revision INTEGER NOT NULL DEFAULT 0,
+    action_count INTEGER NOT NULL DEFAULT 0,
+    over INTEGER NOT NULL DEFAULT 0,
+    finished REAL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_code ON games(code);
+CREATE TABLE IF NOT EXISTS photos (
+    id TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    device TEXT NOT NULL,
+    created REAL NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    reading TEXT,
+    reading_error TEXT
+);
+CREATE INDEX IF NOT EXISTS photos_game ON photos(game_id);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    photo_id TEXT REFERENCES photos(id) ON DELETE SET NULL,
+    device TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (game_id, n)
+);
+CREATE TABLE IF NOT EXISTS members (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    device TEXT NOT NULL,
+    role TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    joined REAL NOT NULL,
+    PRIMARY KEY (game_id, device)
+);
+CREATE INDEX IF NOT EXISTS members_device ON members(device);
+"""
+
+# Letters and digits that cannot be confused when read off a tablet across the table.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+class StoreError(Exception):
+    """A refusal by the store; ``game`` is the current game where the caller should show it."""
+
+    code = "server"
+
+    def __init__(self, message: str, game: JSON | None = None) -> None:
+        super().__init__(message)
+        self.game = game
+
+
+class NotFound(StoreError):
+    code = "not_found"
+
+
+class Stale(StoreError):
+    code = "stale"
+
+
+class Illegal(StoreError):
+    code = "illegal"
+
+
+class Finished(StoreError):
+    code = "finished"
+
+
+class Malformed(StoreError):
+    code = "malformed"
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_id(length: int = 8, alphabet: str = ID_ALPHABET) -> str:
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+def normalize_code(code: str) -> str:
+    return "".join(ch for ch in code.upper() if ch not in " -\t")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: str
+    game: str
+    setup: JSON
+    owner: str
+    code: str
+    public: bool
+    revision: int
+    action_count: int
+    over: bool
+    finished: float | None
+    created: float
+    updated: float
+
+    @property
+    def status(self) -> str:
+        if self.finished is not None:
+            return "finished"
+        return "over" if self.over else "playing"
+
+    @staticmethod
+    def from_sql(row: sqlite3.Row) -> GameRow:
+        return GameRow(
+            id=row["id"],
+            game=row["game"],
+            setup=json.loads(row["setup"]),
+            owner=row["owner"],
+            code=row["code"],
+            public=bool(row["public"]),
+            revision=row["revision"],
+            action_count=row["action_count"],
+            over=bool(row["over"]),
+            finished=row["finished"],
+            created=row["created"],
+            updated=row["updated"],
+        )
+
+
+@dataclass(frozen=True)
+class Photo:
+    id: str
+    game_id: str
+    device: str
+    created: float
+    width: int
+    height: int
+    reading: JSON | None
+    reading_error: str | None
+
+    def to_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "game": self.game_id,
+            "url": f"/api/photos/{self.id}",
+            "width": self.width,
+            "height": self.height,
+            "created": iso(self.created),
+        }
+
+
+def _setup_from_json(data: Mapping[str, Any]) -> Setup:
+    return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
+
+
+class Store:
+    """One SQLite file; a connection per thread; writes serialized in-process and by SQLite's write lock."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._cache_lock = threading.Lock()
+        self._logs: dict[str, tuple[int, GameLog]] = {}
+        self._views: dict[str, tuple[int, JSON]] = {}
+        conn = self.conn()
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+
+    # ------------------------------------------------------------------ connections and transactions
+
+    def conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=15, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA busy_timeout=15000")
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                with contextlib.suppress(sqlite3.ProgrammingError):  # closed from another thread already
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; the caller's answer is sent only after this block commits."""
+        with self._write_lock:
+            conn = self.conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                self._logs.clear()
+                self._views.clear()
+                raise
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot across several SELECTs (WAL readers never wait for the writer)."""
+        conn = self.conn()
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ reading games
+
+    def _row(self, conn: sqlite3.Connection, game_id: str) -> GameRow:
+        row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"There is no game {game_id!r}; it may have been deleted, so pick one from the list.")
+        return GameRow.from_sql(row)
+
+    def row(self, game_id: str) -> GameRow:
+        return self._row(self.conn(), game_id)
+
+    def _load_log(self, conn: sqlite3.Connection, row: GameRow, cached_ok: bool = True) -> GameLog:
+        """The folded log; only writers (under the write lock) may take the cached one, since they extend it."""
+        cached = self._logs.get(row.id) if cached_ok else None
+        if cached is not None and cached[0] == row.revision:
+            return cached[1]
+        rules = rules_for(row.game)
+        actions = [
+            json.loads(r["action"])
+            for r in conn.execute("SELECT action FROM actions WHERE game_id = ? ORDER BY n", (row.id,))
+        ]
+        log = GameLog(rules, _setup_from_json(row.setup), actions)
+        return log
+
+    def _photo_map(self, conn: sqlite3.Connection, game_id: str) -> dict[str, str]:
+        rows = conn.execute(
+            "SELECT n, photo_id FROM actions WHERE game_id = ? AND photo_id IS NOT NULL ORDER BY n", (game_id,)
+        )
+        return {str(r["n"]): r["photo_id"] for r in rows}
+
+    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog) -> JSON:
+        rules = log.rules
+        return {
+            "id": row.id,
+            "game": row.game,
+            "name": rules.name_en,
+            "created": iso(row.created),
+            "updated": iso(row.updated),
+            "status": row.status,
+            "finished": iso(row.finished),
+            "revision": row.revision,
+            "public": row.public,
+            "photos": self._photo_map(conn, row.id),
+            "state": log.summary(),
+        }
+
+    def game(self, game_id: str) -> JSON:
+        """The game as the API shows it; cached per revision, so nine devices reading cost one fold."""
+        with self._read() as conn:
+            row = self._row(conn, game_id)
+            cached = self._views.get(game_id)
+            if cached is not None and cached[0] == row.revision:
+                return cached[1]
+            view = self._game_json(conn, row, self._load_log(conn, row, cached_ok=False))
+        with self._cache_lock:
+            current = self._views.get(game_id)
+            if current is None or current[0] < row.revision:
+                self._views[game_id] = (row.revision, view)
+        return view
+
+    def log_rows(self, game_id: str) -> list[JSON]:
+        with self._read() as conn:
+            self._row(conn, game_id)
+            rows = conn.execute(
+                "SELECT n, action, photo_id, device, at FROM actions WHERE game_id = ? ORDER BY n", (game_id,)
+            ).fetchall()
+        return [
+            {
+                "n": r["n"],
+                "action": json.loads(r["action"]),
+                "photo": r["photo_id"],
+                "device": r["device"],
+                "at": iso(r["at"]),
+            }
+            for r in rows
+        ]
+
+    def export(self, game_id: str) -> tuple[GameRow, str]:
+        with self._read() as conn:
+            row = self._row(conn, game_id)
+            return row, self._load_log(conn, row, cached_ok=False).to_jsonl()
+
+    def list_games(self, device: str, include_public: bool = True, everything: bool = False) -> list[JSON]:
+        """Games this device owns or joined (and public ones); ``everything`` for the host's own browser."""
+        conn = self.conn()
+        rows = conn.execute(
+            """
+            SELECT g.*, m.role AS role FROM games g
+            LEFT JOIN members m ON m.game_id = g.id AND m.device = ?
+            WHERE ? OR m.device IS NOT NULL OR (? AND g.public)
+            ORDER BY g.updated DESC, g.created DESC
+            """,
+            (device, everything, include_public),
+        ).fetchall()
+        out = []
+        for r in rows:
+            row = GameRow.from_sql(r)
+            try:
+                name = rules_for(row.game).name_en
+            except MalformedInput:  # a game whose rules this build lacks; still listed so it can be deleted
+                name = row.game
+            view = self._views.get(row.id)
+            outcome = view[1]["state"]["outcome"] if view and view[0] == row.revision else None
+            if outcome is None and row.over:
+                outcome = self.game(row.id)["state"]["outcome"]
+            out.append(
+                {
+                    "id": row.id,
+                    "game": row.game,
+                    "name": name,
+                    "players": row.setup["players"],
+                    "created": iso(row.created),
+                    "updated": iso(row.updated),
+                    "status": row.status,
+                    "actions": row.action_count,
+                    "role": r["role"] or ("viewer" if row.public else "none"),
+                    "outcome": outcome,
+                }
+            )
+        return out
+
+    # ------------------------------------------------------------------ creating and deleting
+
+    def _unique_code(self, conn: sqlite3.Connection) -> str:
+        while True:
+            code = new_id(CODE_LENGTH, CODE_ALPHABET)
+            if conn.execute("SELECT 1 FROM games WHERE code = ? AND finished IS NULL", (code,)).fetchone() is None:
+                return code
+
+    def create(
+        self,
+        log: GameLog,
+        owner: str,
+        public: bool = False,
+        members: Sequence[tuple[str, str, str]] = (),
+    ) -> JSON:
+        """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name)."""
+        now = time.time()
+        with self._write() as conn:
+            game_id = new_id()
+            while conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None:
+                game_id = new_id()  # pragma: no cover - 32**8 ids
+            count = len(log)
+            conn.execute(
+                "INSERT INTO games (id, game, setup, owner, code, public, revision, action_count, over, created,"
+                " updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    log.setup.game,
+                    json.dumps(log.setup.to_json(), ensure_ascii=False),
+                    owner,
+                    self._unique_code(conn),
+                    int(public),
+                    count,
+                    count,
+                    int(log.outcome() is not None),
+                    now,
+                    now,
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO actions (game_id, n, action, device, at) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (game_id, n, json.dumps(a.to_json(), ensure_ascii=False), owner, now)
+                    for n, a in enumerate(log.actions, start=1)
+                ],
+            )
+            conn.execute(
+                "INSERT INTO members (game_id, device, role, name, joined) VALUES (?, ?, 'owner', '', ?)",
+                (game_id, owner, now),
+            )
+            for device, role, name in members:
+                if device != owner:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO members (game_id, device, role, name, joined) VALUES (?, ?, ?, ?, ?)",
+                        (game_id, device, role, name, now),
+                    )
+            self._logs[game_id] = (count, log)
+        return self.game(game_id)
+
+    def delete(self, game_id: str) -> None:
+        with self._write() as conn:
+            self._row(conn, game_id)
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            self._logs.pop(game_id, None)
+            self._views.pop(game_id, None)
+
+    # ------------------------------------------------------------------ playing
+
+    def _check_fresh(
+        self, conn: sqlite3.Connection, row: GameRow, log: GameLog, seen: int, revision: int | None
+    ) -> None:
+        if row.finished is not None:
+            raise Finished(
+                "This game has been finished and takes no more changes; start a new game or a rematch.",
+                self._game_json(conn, row, log),
+            )
+        if seen != row.action_count or (revision is not None and revision != row.revision):
+            raise Stale(
+                f"The game has changed meanwhile (it has {row.action_count} actions, you saw {seen}); "
+                "look at the current state and try again.",
+                self._game_json(conn, row, log),
+            )
+
+    def _bump(self, conn: sqlite3.Connection, row: GameRow, log: GameLog) -> JSON:
+        """Write the new counts, cache the folded log, and return the new game view (inside the transaction)."""
+        now = time.time()
+        revision = row.revision + 1
+        over = log.outcome() is not None
+        conn.execute(
+            "UPDATE games SET revision = ?, action_count = ?, over = ?, updated = ? WHERE id = ?",
+            (revision, len(log), int(over), now, row.id),
+        )
+        new_row = GameRow(
+            **{**row.__dict__, "revision": revision, "action_count": len(log), "over": over, "updated": now}
+        )
+        view = self._game_json(conn, new_row, log)
+        self._logs[row.id] = (revision, log)
+        with self._cache_lock:
+            self._views[row.id] = (revision, view)
+        return view
+
+    def play(
+        self,
+        game_id: str,
+        device: str,
+        seen: int,
+        action: Mapping[str, object],
+        photo_id: str | None = None,
+        revision: int | None = None,
+    ) -> tuple[JSON, int]:
+        """Verify and append one action; returns the new game and the action's number."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            log = self._load_log(conn, row)
+            self._check_fresh(conn, row, log, seen, revision)
+            if photo_id is not None:
+                photo = conn.execute("SELECT game_id FROM photos WHERE id = ?", (photo_id,)).fetchone()
+                if photo is None or photo["game_id"] != game_id:
+                    raise Malformed(f"There is no photo {photo_id!r} in this game; upload the photo again.")
+            try:
+                log.play(action)
+            except MalformedInput as exc:
+                raise Malformed(str(exc)) from None
+            except IllegalAction as exc:
+                raise Illegal(str(exc), self._game_json(conn, row, log)) from None
+            try:
+                n = len(log)
+                conn.execute(
+                    "INSERT INTO actions (game_id, n, action, photo_id, device, at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        game_id,
+                        n,
+                        json.dumps(log.actions[-1].to_json(), ensure_ascii=False),
+                        photo_id,
+                        device,
+                        time.time(),
+                    ),
+                )
+                view = self._bump(conn, row, log)
+            except BaseException:
+                self._logs.pop(game_id, None)  # the cached log already holds the action; fold again next time
+                self._views.pop(game_id, None)
+                raise
+        return view, n
+
+    def undo(self, game_id: str, seen: int, count: int = 1, revision: int | None = None) -> tuple[JSON, list[JSON]]:
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            log = self._load_log(conn, row)
+            self._check_fresh(conn, row, log, seen, revision)
+            if count > len(log):
+                raise Illegal(
+                    f"Only {len(log)} actions can be undone, not {count}; undo fewer.", self._game_json(conn, row, log)
+                )
+            try:
+                removed = log.undo(count)
+                conn.execute("DELETE FROM actions WHERE game_id = ? AND n > ?", (game_id, len(log)))
+                view = self._bump(conn, row, log)
+            except BaseException:
+                self._logs.pop(game_id, None)
+                self._views.pop(game_id, None)
+                raise
+        return view, [a.to_json() for a in removed]
+
+    def finish(self, game_id: str) -> JSON:
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if row.finished is None:
+                log = self._load_log(conn, row)
+                conn.execute("UPDATE games SET finished = ? WHERE id = ?", (time.time(), game_id))
+                return self._bump(conn, self._row(conn, game_id), log)
+        return self.game(game_id)
+
+    def set_public(self, game_id: str, public: bool) -> JSON:
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if row.public != public:
+                log = self._load_log(conn, row)
+                conn.execute("UPDATE games SET public = ? WHERE id = ?", (int(public), game_id))
+                return self._bump(conn, self._row(conn, game_id), log)
+        return self.game(game_id)
+
+    def renew_code(self, game_id: str) -> str:
+        with self._write() as conn:
+            self._row(conn, game_id)
+            code = self._unique_code(conn)
+            conn.execute("UPDATE games SET code = ? WHERE id = ?", (code, game_id))
+        return code
+
+    # ------------------------------------------------------------------ members
+
+    def role(self, game_id: str, device: str) -> str | None:
+        row = (
+            self.conn()
+            .execute("SELECT role FROM members WHERE game_id = ? AND device = ?", (game_id, device))
+            .fetchone()
+        )
+        return None if row is None else str(row["role"])
+
+    def by_code(self, code: str) -> GameRow | None:
+        row = (
+            self.conn()
+            .execute("SELECT * FROM games WHERE code = ? AND finished IS NULL", (normalize_code(code),))
+            .fetchone()
+        )
+        return None if row is None else GameRow.from_sql(row)
+
+    def join(self, game_id: str, device: str, name: str = "") -> str:
+        """Make ``device`` a player (an owner stays owner); returns the role."""
+        with self._write() as conn:
+            self._row(conn, game_id)
+            conn.execute(
+                "INSERT INTO members (game_id, device, role, name, joined) VALUES (?, ?, 'player', ?, ?)"
+                " ON CONFLICT (game_id, device) DO UPDATE SET name = CASE WHEN excluded.name != '' THEN excluded.name"
+                " ELSE members.name END",
+                (game_id, device, name, time.time()),
+            )
+            row = conn.execute(
+                "SELECT role FROM members WHERE game_id = ? AND device = ?", (game_id, device)
+            ).fetchone()
+        return str(row["role"])
+
+    def members(self, game_id: str) -> list[JSON]:
+        rows = self.conn().execute(
+            "SELECT device, role, name, joined FROM members WHERE game_id = ? ORDER BY joined, device", (game_id,)
+        )
+        return [{"device": r["device"], "role": r["role"], "name": r["name"], "joined": iso(r["joined"])} for r in rows]
+
+    def remove_member(self, game_id: str, device: str) -> bool:
+        with self._write() as conn:
+            cur = conn.execute(
+                "DELETE FROM members WHERE game_id = ? AND device = ? AND role != 'owner'", (game_id, device)
+            )
+            return cur.rowcount > 0
+
+    def games_of(self, device: str) -> list[str]:
+        return [r["game_id"] for r in self.conn().execute("SELECT game_id FROM members WHERE device = ?", (device,))]
+
+    # ------------------------------------------------------------------ photos
+
+    def add_photo(self, game_id: str, device: str, jpeg: bytes, width: int, height: int) -> Photo:
+        photo = Photo(new_id(14), game_id, device, time.time(), width, height, None, None)
+        with self._write() as conn:
+            self._row(conn, game_id)
+            conn.execute(
+                "INSERT INTO photos (id, game_id, device, created, width, height, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (photo.id, game_id, device, photo.created, width, height, jpeg),
+            )
+        return photo
+
+    def set_reading(self, photo_id: str, reading: JSON | None, error: str | None) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE photos SET reading = ?, reading_error = ? WHERE id = ?",
+                (None if reading is None else json.dumps(reading), error, photo_id),
+            )
+
+    def delete_photo(self, photo_id: str) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM photos WHERE id = ?", (photo_id,))
+
+    def photo(self, photo_id: str) -> Photo:
+        row = (
+            self.conn()
+            .execute(
+                "SELECT id, game_id, device, created, width, height, reading, reading_error FROM photos WHERE id = ?",
+                (photo_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise NotFound(f"There is no photo {photo_id!r}; it may belong to a deleted game.")
+        return Photo(
+            row["id"],
+            row["game_id"],
+            row["device"],
+            row["created"],
+            row["width"],
+            row["height"],
+            None if row["reading"] is None else json.loads(row["reading"]),
+            row["reading_error"],
+        )
+
+    def photo_data(self, photo_id: str) -> bytes:
+        row = self.conn().execute("SELECT data FROM photos WHERE id = ?", (photo_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"There is no photo {photo_id!r}; it may belong to a deleted game.")
+        return bytes(row["data"])
