@@ -489,9 +489,11 @@ class GameLog:
     @classmethod
     def from_jsonl(cls, text: str) -> GameLog:
         rows: list[Any] = []
+        line_numbers: list[int] = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
+            line_numbers.append(number)
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
@@ -509,4 +511,10 @@ class GameLog:
         if not isinstance(settings, dict):
             raise MalformedInput("The log header's settings must be an object.")
         rules = rules_for(str(header["game"]))
-        return cls(rules, rules.make_setup(players, settings), rows[1:])
+        log = cls(rules, rules.make_setup(players, settings))
+        for count, (number, row) in enumerate(zip(line_numbers[1:], rows[1:], strict=True), start=1):
+            try:
+                log.play(row)
+            except (MalformedInput, IllegalAction) as exc:
+                raise type(exc)(f"Line {number} of the log (action {count}) cannot be replayed: {exc}") from exc
+        return log
