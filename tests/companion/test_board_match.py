@@ -52,6 +52,10 @@ def test_board_match_log_undo_and_replay_agree() -> None:
     removed = log.undo(24)  # game 3: six throws and 18 placements
     assert log.outcome() is None and view(log)["points"] == [3, 3]
     assert (log.to_move(), view(log)["next_game_starter"], view(log)["phase"]) == (1, 1, "throw")
+    summary = json.loads(json.dumps(log.summary()))  # everything a client gets is plain JSON
+    assert summary["options"] == [
+        {"action": "throw", "player": 1, "label": "Throw three dice", "points": None, "dice_count": 3}
+    ]
     for action in removed:
         log.play(action)
     assert log.outcome() is not None and view(log)["points"] == [5, 4]
