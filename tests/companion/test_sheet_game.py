@@ -188,7 +188,7 @@ def test_sheet_replayed_game_reserve_bonuses_and_totals(logged: GameLog) -> None
 
 
 def test_sheet_replayed_game_agrees_with_an_independent_reading_of_the_log() -> None:
-    """Walk the log by hand (throws, holds, reserve) and score every entry with the brute-force scorer."""
+    """Walk the log by hand (throws, holds, reserve, bonuses) and score every entry with the brute-force scorer."""
     lines = [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
     players = lines[0]["players"]
     reserve = dict.fromkeys(range(len(players)), 0)
@@ -197,6 +197,8 @@ def test_sheet_replayed_game_agrees_with_an_independent_reading_of_the_log() -> 
     all_five = False
     log = GameLog.from_jsonl(LOG.read_text(encoding="utf-8"))
     view = log.rules.view(log.state)
+    marks = [{row: [""] * 3 for row in ROW_IDS} for _ in players]
+    owners: dict[str, tuple[str, int]] = {}
     for action in lines[1:]:
         p = action["player"]
         if action["type"] == "throw":
@@ -226,8 +228,33 @@ def test_sheet_replayed_game_agrees_with_an_independent_reading_of_the_log() -> 
             points = brute_force_points(row, dice)
             expected = "-" if points is None else f"{points * 2}d" if all_five else f"{points}"
             assert mark(field) == expected, (p, row, column, dice)
+        marks[p][row][column] = mark(field)
+        award_bonuses(marks[p], players[p], owners)
         dice, all_five = [], False
     assert [pl["reserve"] for pl in view["players"]] == [reserve[p] for p in range(len(players))]
+    assert owners == {k: v for k, v in EXPECTED_BONUSES.items() if v is not None}
+
+
+def award_bonuses(marks: dict[str, list[str]], name: str, owners: dict[str, tuple[str, int]]) -> None:
+    """Rule 7 on the paper notation: give every bonus this sheet now meets and nobody holds yet."""
+
+    def points(m: str) -> int:
+        return int(m.rstrip("d"))
+
+    for row, line in marks.items():
+        if "" in line or f"row:{row}" in owners or row == "summe":
+            continue
+        if row.startswith("schule") and all(m.startswith("x") for m in line):
+            owners[f"row:{row}"] = (name, 5 * int(row[-1]))
+        elif not row.startswith("schule") and "-" not in line:
+            owners[f"row:{row}"] = (name, max(points(m) for m in line))
+    for column in range(3):
+        cells = {row: line[column] for row, line in marks.items()}
+        if "" in cells.values() or f"column:{column + 1}" in owners:
+            continue
+        if not any(m in ("-", "0") for m in cells.values()):
+            best = max(points(m) for row, m in cells.items() if not row.startswith("schule"))
+            owners[f"column:{column + 1}"] = (name, best)
 
 
 def test_sheet_replayed_game_exports_the_same_log(logged: GameLog) -> None:
