@@ -1,4 +1,5 @@
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,9 @@ from companion.hands import (
     evaluate,
     parse_points_table,
 )
+from tests.companion.golden.make_golden import VARIANTS, listing
 
+GOLDEN = Path(__file__).parent / "golden"
 J, Q, K, A, T, N = 3, 4, 5, 6, 2, 1  # poker faces as ranks: 9=1 10=2 J=3 Q=4 K=5 A=6
 
 
@@ -164,3 +167,38 @@ def test_pokerdice_only_two_straights_and_no_wraparound() -> None:
         "One Pair",
         "High Die",
     ]
+
+
+# --------------------------------------------------------------------------- golden listings
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_all_252_hands_sort_as_the_golden_listing(name: str) -> None:
+    golden = (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
+    assert listing(name) == golden, "ranking changed: run python -m tests.companion.golden.make_golden and review"
+
+
+def _order(name: str) -> list[str]:
+    """Dice of the golden listing, best first, as compact strings."""
+    lines = (GOLDEN / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    return ["".join(line.split()[1:6]) for line in lines if not line.startswith("#")]
+
+
+def test_golden_listings_hold_known_orderings() -> None:
+    classic = _order("classic")
+    assert len(classic) == 252 and len(set(classic)) == 252
+    assert classic[0] == "66666" and classic[-1] == "64321"
+    assert classic.index("65432") == classic.index("54321") - 1  # Große just above Kleine Straße
+    assert classic.index("33322") < classic.index("22266")
+    assert classic.index("55442") < classic.index("55441")
+    above = _order("classic-straight-above-full-house")
+    assert above.index("54321") < above.index("66655")
+    gap = _order("classic-gap-straight")
+    assert gap.index("54321") + 1 == gap.index("64321") < gap.index("66654")
+    joker = _order("classic-ace-joker")
+    assert joker.index("55556") > joker.index("66666") and joker[1] == "66665"
+    poker = _order("pokerdice")
+    assert poker.index("AKQJ10") + 1 == poker.index("KQJ109")
+    assert poker[-4] == "AKQJ9"  # a gap in the middle is only a High Die
+    bone = _order("bone")
+    assert bone.index("66543") < bone.index("65431") < bone.index("55432")
