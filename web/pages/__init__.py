@@ -1,9 +1,28 @@
-"""The pages (start, table, phone): blueprints registered on the app by :func:`register`."""
+"""The pages (start, table, phone): blueprints registered on the app by :func:`register`.
+
+Pages render the score block on the server (Jinja) from the same Game JSON the API gives; the scripts post to
+the JSON API and, on each live event, fetch the freshly rendered part of the page. So every word and every
+number a page shows comes from one place, in the reader's language.
+"""
 
 from __future__ import annotations
 
 from flask import Flask
 
+from web.pages import i18n
+
 
 def register(app: Flask) -> None:
-    """Register the page blueprints on ``app`` (the pages are added by the pages work)."""
+    """Install languages and register the ``start``, ``table`` and ``phone`` blueprints on ``app``."""
+    from web.pages.phone import bp as phone_bp
+    from web.pages.phone import install as install_phone
+    from web.pages.start import bp as start_bp
+    from web.pages.table import bp as table_bp
+    from web.pages.views import install_filters
+
+    i18n.install(app)
+    install_filters(app)
+    install_phone(app)
+    app.register_blueprint(start_bp)
+    app.register_blueprint(table_bp)
+    app.register_blueprint(phone_bp)

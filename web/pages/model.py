@@ -1,0 +1,435 @@
+"""Typed template contexts, built from the API's Game JSON (``GameLog.summary()`` and what the store adds).
+
+Nothing here decides a rule: what may be done comes from the game's ``options`` and what it gives from their
+points. This module only turns those answers into the shapes the templates draw, and picks the words in the
+reader's language (German from the game's own German labels; other languages through the catalogs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask_babel import lazy_gettext
+
+from companion.core import Rules, Setting, rules_for
+from companion.dice import PIP_FACES, POKER_FACES
+from companion.errors import BecherError
+from web.pages.i18n import tr
+
+__all__ = [
+    "ChoiceView",
+    "GameChoice",
+    "GamePage",
+    "PlayerView",
+    "SettingView",
+    "action_fields",
+    "build_choices",
+    "build_game_page",
+    "game_name",
+    "hand_label",
+    "setting_help",
+]
+
+JSON = dict[str, Any]
+COLOURS = 8
+
+# Names and one-line descriptions of the games, in the catalog so every language has them.
+GAME_NAMES: dict[str, Any] = {
+    "classic": lazy_gettext("Dice poker, the classic pub game"),
+    "bone": lazy_gettext("Dice poker (Bone)"),
+    "pokerdice": lazy_gettext("Poker dice"),
+    "sheet": lazy_gettext("Dice poker on a score sheet"),
+    "board": lazy_gettext("Dice poker board game"),
+}
+GAME_LINES: dict[str, Any] = {
+    "classic": lazy_gettext(
+        "Lowest hand of a round takes a strike; three strikes and you are out. Or play for points."
+    ),
+    "bone": lazy_gettext("Every hand scores its points each round; the highest total after the last round wins."),
+    "pokerdice": lazy_gettext("Card faces 9 10 J Q K A; the best hand wins the round; first to three round wins."),
+    "sheet": lazy_gettext("Fill a sheet of Schule and combinations; reserve, doubling and bonuses."),
+    "board": lazy_gettext("Two players place 18 dice on three rows; the better side of a row scores."),
+}
+
+
+def language() -> str:
+    from web.pages.i18n import current_language
+
+    return current_language()
+
+
+def game_name(rules: Rules[Any]) -> str:
+    lang = language()
+    if lang == "de":
+        return rules.name_de
+    if lang == "en" or rules.id not in GAME_NAMES:
+        return rules.name_en if lang == "en" else str(GAME_NAMES.get(rules.id, rules.name_en))
+    return str(GAME_NAMES[rules.id])
+
+
+def pick(de: str, en: str) -> str:
+    """German from the game's own German words; other languages through the catalog, falling back to English."""
+    lang = language()
+    if lang == "de":
+        return de
+    return tr(en) if en else en
+
+
+def hand_label(hand: JSON | None) -> str:
+    if not hand:
+        return ""
+    return pick(str(hand.get("label", "")), str(hand.get("label_en", "")))
+
+
+def setting_help(setting: Setting) -> str:
+    return pick(setting.help_de, setting.help_en)
+
+
+# --------------------------------------------------------------------------- start page
+
+
+@dataclass(frozen=True)
+class SettingView:
+    """One setting as a form control: ``kind`` is bool, int or choice; ``help`` is the line that explains it."""
+
+    name: str
+    label: str
+    kind: str
+    default: bool | int | str
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """A game on the start page: its name, a line about it, how many play, and its settings."""
+
+    id: str
+    name: str
+    line: str
+    min_players: int
+    max_players: int
+    settings: tuple[SettingView, ...]
+
+
+SETTING_LABELS: dict[str, Any] = {
+    "dice": lazy_gettext("Dice"),
+    "rounds": lazy_gettext("Rounds"),
+    "ties": lazy_gettext("Equal totals at the end"),
+    "mode": lazy_gettext("Mode"),
+    "columns": lazy_gettext("Columns"),
+    "doubling": lazy_gettext("Doubling"),
+    "points_to_win": lazy_gettext("Points to win"),
+    "tie_break": lazy_gettext("Identical sides"),
+    "either_side": lazy_gettext("Dice on either side"),
+    "wins": lazy_gettext("Round wins to take the match"),
+}
+
+
+def setting_label(name: str) -> str:
+    if name in SETTING_LABELS:
+        return str(SETTING_LABELS[name])
+    return name.replace("_", " ").capitalize()
+
+
+def game_choices() -> list[GameChoice]:
+    from companion.core import all_rules
+
+    out = []
+    for rules in all_rules():
+        settings = []
+        for s in rules.settings:
+            kind = "bool" if isinstance(s.default, bool) else "int" if isinstance(s.default, int) else "choice"
+            settings.append(
+                SettingView(
+                    s.name,
+                    setting_label(s.name),
+                    kind,
+                    s.default,
+                    setting_help(s),
+                    s.choices or (),
+                    s.minimum,
+                    s.maximum,
+                )
+            )
+        out.append(
+            GameChoice(
+                rules.id,
+                game_name(rules),
+                str(GAME_LINES.get(rules.id, "")),
+                rules.min_players,
+                rules.max_players,
+                tuple(settings),
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- a game
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A seat: name, colour (``pc0``..``pc7``), place and score from the standings, and whether it is their turn."""
+
+    seat: int
+    name: str
+    colour: str
+    place: int | None
+    score: int | None
+    to_move: bool
+    out: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    """One option made ready to send: ``action`` is the game's action JSON so far; ``needs`` lists what the
+    person must still give (``dice``, ``held``); ``dice_count`` how many dice the throw has."""
+
+    kind: str
+    player: int
+    label: str
+    points: int | None
+    action: JSON
+    needs: tuple[str, ...] = ()
+    dice_count: int = 5
+    detail: JSON = field(default_factory=dict)
+    strike: bool = False
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class GamePage:
+    """Everything the table and phone pages show of one game; built from the API's Game JSON."""
+
+    id: str
+    game: str
+    name: str
+    status: str
+    revision: int
+    seen: int
+    players: tuple[PlayerView, ...]
+    to_move: int | None
+    standings: tuple[JSON, ...]
+    outcome: JSON | None
+    view: JSON
+    choices: tuple[ChoiceView, ...]
+    settings: JSON
+    dice_kind: str
+    faces: tuple[str, ...]
+    photos: JSON
+    round_text: str
+    turn_text: str
+    winners: tuple[PlayerView, ...] = ()
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None or self.status != "playing"
+
+    def player(self, seat: int | None) -> PlayerView | None:
+        if seat is None or not 0 <= seat < len(self.players):
+            return None
+        return self.players[seat]
+
+    @property
+    def dice_choices(self) -> list[ChoiceView]:
+        """The choices that need dice from the person (a throw, a roll-off)."""
+        return [c for c in self.choices if "dice" in c.needs]
+
+    def choices_of(self, kind: str) -> list[ChoiceView]:
+        return [c for c in self.choices if c.kind == kind]
+
+
+def action_fields(rules: Rules[Any], kind: str) -> tuple[dict[str, bool], bool]:
+    """The fields of the game's action ``kind`` (name -> required) and whether it exists at all."""
+    for cls in rules.actions:
+        if cls.kind == kind:
+            fields = {
+                f.name: f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                for f in dataclasses.fields(cls)
+                if f.name != "player"
+            }
+            return fields, True
+    return {}, False
+
+
+def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, ...]:
+    """Turn the game's options into ready actions: given fields come from the option, the rest are asked for."""
+    out = []
+    for opt in options:
+        kind = str(opt.get("action", ""))
+        fields, known = action_fields(rules, kind)
+        if not known:
+            continue
+        given = opt.get("fields")
+        action: JSON = {"type": kind, "player": opt.get("player")}
+        if isinstance(given, dict):
+            action.update({k: v for k, v in given.items() if k in fields})
+        else:
+            action.update({k: opt[k] for k in fields if k in opt and opt[k] is not None})
+        asked = opt.get("needs") or ()
+        needs = ["dice"] if "dice" in fields and "dice" not in action and (fields["dice"] or "dice" in asked) else []
+        if "held" in fields:
+            needs.append("held")
+        needs += [k for k, required in fields.items() if required and k not in action and k not in needs]
+        detail = {k: v for k, v in opt.items() if k not in ("action", "player", "label", "points", "fields")}
+        result = str(opt.get("result", ""))
+        out.append(
+            ChoiceView(
+                kind=kind,
+                player=int(opt.get("player") or 0),
+                label=choice_label(rules.id, kind, opt),
+                points=opt.get("points"),
+                action=action,
+                needs=tuple(needs),
+                dice_count=int(opt.get("dice_count") or 5),
+                detail=detail,
+                strike=kind == "strike" or result == "struck",
+                group=kind,
+            )
+        )
+    return tuple(out)
+
+
+def choice_label(game: str, kind: str, opt: JSON) -> str:
+    """The words on a choice button, in the reader's language, from the option's own data."""
+    lang = language()
+    if lang == "en":
+        return str(opt.get("label", kind))
+    if kind == "throw":
+        number = opt.get("throw")
+        limit = opt.get("max_throws") or (3 if game in ("sheet", "classic", "bone", "pokerdice") else None)
+        if number and limit:
+            return tr("Throw %(n)s of %(max)s", n=number, max=limit)
+        return tr("Throw")
+    if kind == "stand":
+        return hand_label(opt) or tr("Stand")
+    if kind in ("enter", "strike"):
+        row = pick(str(opt.get("label_de", "")), str(opt.get("label_en", ""))) or str(opt.get("row", ""))
+        column = opt.get("column")
+        where = tr("%(row)s, column %(col)s", row=row, col=int(column) + 1) if column is not None else row
+        if kind == "strike":
+            return tr("Strike %(where)s", where=where)
+        result = opt.get("result")
+        if result == "closed":
+            return tr("%(where)s: closes", where=where)
+        if result == "closed_with_reserve":
+            return tr("%(where)s: closes with the reserve", where=where)
+        if result == "zero":
+            return tr("%(where)s: zero (-200)", where=where)
+        if result == "struck":
+            return tr("%(where)s: not made, a strike", where=where)
+        return where
+    if kind == "place":
+        return tr("%(face)s to row %(row)s", face=opt.get("face", ""), row=int(opt.get("row", 0)) + 1)
+    if kind == "roll_off":
+        return tr("Throw one die to decide who starts")
+    if kind == "choose_starter":
+        return tr("Starts by choice")
+    return str(opt.get("label", kind))
+
+
+def _round_text(game: str, view: JSON, outcome: JSON | None) -> str:
+    if outcome is not None:
+        return tr("Game over")
+    if game == "sheet":
+        return tr("Entry %(n)s", n=int(view.get("entries", 0)) + 1)
+    if game == "board":
+        number = view.get("game")
+        if number is None:
+            return tr("Who starts?")
+        return tr("Game %(n)s", n=number)
+    number = view.get("round")
+    if number is None:
+        return ""
+    if view.get("rolloff"):
+        return tr("Round %(n)s: roll-off", n=number)
+    if view.get("round_kind") == "extra":
+        return tr("Extra round")
+    total = view.get("rounds")
+    if total and view.get("mode", "points") != "strikes":
+        return tr("Round %(n)s of %(total)s", n=number, total=total)
+    return tr("Round %(n)s", n=number)
+
+
+def _turn_text(
+    page_players: tuple[PlayerView, ...], to_move: int | None, view: JSON, choices: tuple[ChoiceView, ...]
+) -> str:
+    if to_move is None or not 0 <= to_move < len(page_players):
+        return ""
+    turn = view.get("turn") if isinstance(view.get("turn"), dict) else None
+    kinds = {c.kind for c in choices if c.player == to_move}
+    if turn and "throws" in turn and "max_throws" in turn:
+        throws = int(turn["throws"])
+        limit = int(turn["max_throws"])
+        if throws == 0:
+            return tr("Throw all five dice (%(n)s throws at most).", n=limit)
+        left = limit - throws
+        if left > 0 and ("stand" in kinds or "enter" in kinds):
+            return tr("Throw %(n)s of %(max)s done: keep, rethrow, or choose.", n=throws, max=limit)
+        return tr("All throws used: choose the entry.")
+    if "place" in kinds:
+        return tr("Place one die on the board.")
+    if "throw" in kinds and view.get("phase") == "throw":
+        return tr("Throw three dice.")
+    if "roll_off" in kinds:
+        return tr("Each player throws one die; the higher starts.")
+    return ""
+
+
+def build_game_page(game: JSON) -> GamePage:
+    """A page's view of one game from the API's Game JSON (``state`` is ``GameLog.summary()``)."""
+    state: JSON = game["state"]
+    try:
+        rules = rules_for(str(state["game"]))
+    except BecherError:
+        raise
+    view: JSON = state.get("view") or {}
+    standings: list[JSON] = list(state.get("standings") or [])
+    by_seat = {int(s["player"]): s for s in standings}
+    to_move = state.get("to_move")
+    out_seats = set(view.get("out") or [])
+    names: list[str] = list(state.get("players") or [])
+    players = tuple(
+        PlayerView(
+            seat=i,
+            name=name,
+            colour=f"pc{i % COLOURS}",
+            place=by_seat.get(i, {}).get("place"),
+            score=by_seat.get(i, {}).get("score"),
+            to_move=to_move == i,
+            out=i in out_seats,
+        )
+        for i, name in enumerate(names)
+    )
+    choices = build_choices(rules, list(state.get("options") or []))
+    outcome = state.get("outcome")
+    settings: JSON = dict(state.get("settings") or {})
+    dice_kind = str(settings.get("dice", "pip"))
+    winners = tuple(players[w] for w in (outcome or {}).get("winners", []) if 0 <= w < len(players))
+    return GamePage(
+        id=str(game.get("id", "")),
+        game=rules.id,
+        name=game_name(rules),
+        status=str(game.get("status", "playing")),
+        revision=int(game.get("revision", 0)),
+        seen=int(state.get("actions", 0)),
+        players=players,
+        to_move=to_move,
+        standings=tuple(standings),
+        outcome=outcome,
+        view=view,
+        choices=choices,
+        settings=settings,
+        dice_kind=dice_kind,
+        faces=POKER_FACES if dice_kind == "poker" else PIP_FACES,
+        photos=dict(game.get("photos") or {}),
+        round_text=_round_text(rules.id, view, outcome),
+        turn_text=_turn_text(players, to_move, view, choices),
+        winners=winners,
+    )

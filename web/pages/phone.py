@@ -1,0 +1,101 @@
+"""The phone view: the current player's controls (photo, tapping faces, holds, choices, undo)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from flask import Blueprint, Flask, render_template
+
+from web.pages import data
+from web.pages.i18n import tr
+from web.pages.model import ChoiceView, GamePage, build_game_page
+from web.pages.views import HistoryLine, history_lines
+
+bp = Blueprint("phone", __name__)
+
+
+@dataclass(frozen=True)
+class PhonePage:
+    """Template context of ``phone.html`` and its live part.
+
+    ``table_dice`` are the dice on the table now (the current turn's, for holds), ``last`` the latest action.
+    """
+
+    page: GamePage
+    role: str
+    can_write: bool
+    join_code: str
+    table_dice: tuple[int, ...]
+    last: HistoryLine | None
+
+
+def phone_context(game_id: str) -> PhonePage:
+    loaded = data.load(game_id)
+    page = build_game_page(loaded.game)
+    lines = history_lines(data.history(game_id), page)
+    turn = page.view.get("turn") if isinstance(page.view.get("turn"), dict) else None
+    dice = tuple(int(v) for v in (turn or {}).get("dice") or ())
+    return PhonePage(
+        page=page,
+        role=loaded.role,
+        can_write=loaded.can_write,
+        join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
+        table_dice=dice,
+        last=lines[-1] if lines else None,
+    )
+
+
+@dataclass(frozen=True)
+class ChoiceGroup:
+    """Choices shown together on the phone; a ``folded`` group sits behind its title (strikes, agreements)."""
+
+    title: str
+    choices: tuple[ChoiceView, ...]
+    folded: bool = False
+
+
+def phone_choices(page: GamePage) -> list[ChoiceGroup]:
+    """The choices that need no dice, grouped: hands to stand on, rows to enter, dice to place, strikes."""
+    rest = [c for c in page.choices if "dice" not in c.needs]
+    places: dict[tuple[Any, ...], ChoiceView] = {}
+    for c in rest:
+        if c.kind == "place":
+            key = (c.detail.get("die"), c.detail.get("row"), c.detail.get("side"))
+            if key not in places or int(c.detail.get("slot") or 0) < int(places[key].detail.get("slot") or 0):
+                places[key] = c
+    groups = []
+    main = [c for c in rest if c.kind in ("stand", "enter")]
+    if main:
+        groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
+    if places:
+        groups.append(ChoiceGroup(tr("Place a die"), tuple(places.values())))
+    strikes = [c for c in rest if c.kind == "strike"]
+    if strikes:
+        groups.append(ChoiceGroup(tr("Strike a row instead"), tuple(strikes), folded=True))
+    starters = [
+        replace(c, label=tr("%(name)s starts", name=p.name if (p := page.player(c.player)) else c.player))
+        for c in rest
+        if c.kind == "choose_starter"
+    ]
+    if starters:
+        groups.append(ChoiceGroup(tr("Or agree who starts"), tuple(starters), folded=True))
+    known = {"stand", "enter", "place", "strike", "choose_starter"}
+    others = [c for c in rest if c.kind not in known]
+    if others:
+        groups.append(ChoiceGroup("", tuple(others)))
+    return groups
+
+
+@bp.get("/phone/<game_id>")
+def show(game_id: str) -> Any:
+    return render_template("phone.html", ctx=phone_context(game_id))
+
+
+@bp.get("/phone/<game_id>/part")
+def part(game_id: str) -> Any:
+    return render_template("phone_part.html", ctx=phone_context(game_id))
+
+
+def install(app: Flask) -> None:
+    app.jinja_env.globals["phone_choices"] = phone_choices

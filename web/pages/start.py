@@ -1,0 +1,72 @@
+"""The start page: a new game (game, players, settings), resume a game, join one by its code, the rules in short."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, render_template, request
+
+from web.pages import data
+from web.pages.model import COLOURS, GameChoice, game_choices, game_name
+
+bp = Blueprint("start", __name__)
+
+
+@dataclass(frozen=True)
+class RecentGame:
+    """A game this device can go back to."""
+
+    id: str
+    name: str
+    players: tuple[str, ...]
+    status: str
+    role: str
+    updated: str
+    actions: int
+
+
+@dataclass(frozen=True)
+class StartPage:
+    """Template context of ``start.html``: the games to pick from, the games to resume, and a join error."""
+
+    games: tuple[GameChoice, ...]
+    recent: tuple[RecentGame, ...]
+    colours: int
+    join_error: bool
+    default_players: int = 2
+
+
+def recent_games() -> tuple[RecentGame, ...]:
+    from companion.core import rules_for
+    from companion.errors import BecherError
+
+    out = []
+    for g in data.games_here():
+        try:
+            name = game_name(rules_for(str(g["game"])))
+        except BecherError:
+            name = str(g.get("name", g["game"]))
+        out.append(
+            RecentGame(
+                id=str(g["id"]),
+                name=name,
+                players=tuple(g.get("players") or ()),
+                status=str(g.get("status", "")),
+                role=str(g.get("role", "")),
+                updated=str(g.get("updated") or ""),
+                actions=int(g.get("actions") or 0),
+            )
+        )
+    return tuple(out)
+
+
+@bp.get("/")
+def index() -> Any:
+    ctx = StartPage(
+        games=tuple(game_choices()),
+        recent=recent_games(),
+        colours=COLOURS,
+        join_error=request.args.get("join_error") == "1",
+    )
+    return render_template("start.html", ctx=ctx)

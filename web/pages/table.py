@@ -1,0 +1,72 @@
+"""The table view (tablet, TV): the game's own score block, ranking, whose turn and what they may do, live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, render_template
+
+from web.pages import data
+from web.pages.model import GamePage, build_game_page
+from web.pages.views import HistoryLine, history_lines
+
+bp = Blueprint("table", __name__)
+RECENT = 8
+
+
+@dataclass(frozen=True)
+class TablePage:
+    """Template context of ``table.html`` and its live part: the game, how to join it, and the latest actions."""
+
+    page: GamePage
+    role: str
+    can_write: bool
+    join_code: str
+    join_url: str
+    qr_url: str
+    recent: tuple[HistoryLine, ...]
+
+
+def table_context(game_id: str) -> TablePage:
+    loaded = data.load(game_id)
+    page = build_game_page(loaded.game)
+    lines = history_lines(data.history(game_id), page)
+    show_join = loaded.role in data.WRITE_ROLES
+    return TablePage(
+        page=page,
+        role=loaded.role,
+        can_write=loaded.can_write,
+        join_code=loaded.code if show_join else "",
+        join_url=data.join_url(loaded.code) if show_join else "",
+        qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
+        recent=tuple(reversed(lines[-RECENT:])),
+    )
+
+
+@bp.get("/table/<game_id>")
+def show(game_id: str) -> Any:
+    return render_template("table.html", ctx=table_context(game_id))
+
+
+@bp.get("/table/<game_id>/part")
+def part(game_id: str) -> Any:
+    """The live part of the table view, fetched after each change (no page reload, focus kept)."""
+    return render_template("table_part.html", ctx=table_context(game_id))
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Template context of ``history.html``: every action with its words and photo, and the export link."""
+
+    page: GamePage
+    lines: tuple[HistoryLine, ...]
+    can_write: bool
+
+
+@bp.get("/history/<game_id>")
+def history(game_id: str) -> Any:
+    loaded = data.load(game_id)
+    page = build_game_page(loaded.game)
+    ctx = HistoryPage(page, tuple(history_lines(data.history(game_id), page)), loaded.can_write)
+    return render_template("history.html", ctx=ctx)

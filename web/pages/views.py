@@ -1,0 +1,301 @@
+"""Helpers shared by the page blueprints: face pictures, action descriptions, the words the scripts need."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, url_for
+from flask_babel import lazy_gettext
+from markupsafe import Markup
+
+from companion.dice import PIP_FACES, POKER_FACES
+from web.pages.i18n import tr
+from web.pages.model import GamePage
+
+JSON = dict[str, Any]
+
+
+def face_of(value: int | str, kind: str = "pip") -> str:
+    """A die's printed face from a rank (1..6) or a face string."""
+    faces = POKER_FACES if kind == "poker" else PIP_FACES
+    if isinstance(value, int) and 1 <= value <= 6:
+        return faces[value - 1]
+    return str(value)
+
+
+def face_src(face: str, kind: str = "pip") -> str:
+    if kind == "poker" or (face in POKER_FACES and face not in PIP_FACES):
+        return url_for("static", filename=f"faces/poker-{face}.svg")
+    return url_for("static", filename=f"faces/pip-{face}.svg")
+
+
+def die_img(value: int | str, kind: str = "pip", size: str = "") -> Markup:
+    """An <img> of one die face; its alt text is the face, so a screen reader says "5" or "K"."""
+    face = face_of(value, kind)
+    cls = f"die {size}".strip()
+    return Markup('<img class="{}" src="{}" alt="{}" width="64" height="64">').format(cls, face_src(face, kind), face)
+
+
+def dice_imgs(values: list[Any] | tuple[Any, ...], kind: str = "pip", size: str = "sm") -> Markup:
+    if not values:
+        return Markup("")
+    inner = Markup("").join(die_img(v, kind, size) for v in values)
+    label = " ".join(face_of(v, kind) for v in values)
+    return Markup('<span class="dice" role="img" aria-label="{}">{}</span>').format(label, inner)
+
+
+ACTION_WORDS = {
+    "throw": "throws",
+    "stand": "stands",
+    "enter": "enters",
+    "strike": "strikes",
+    "place": "places",
+    "roll_off": "rolls off",
+    "choose_starter": "starts",
+}
+
+
+def describe_action(action: JSON, page: GamePage) -> str:
+    """One line saying what an action did, for the history and for "undone: ..." messages."""
+    kind = str(action.get("type", ""))
+    player = page.player(action.get("player"))
+    who = player.name if player else "?"
+    dice = action.get("dice") or []
+    faces = " ".join(face_of(v, page.dice_kind) for v in dice)
+    if kind == "throw":
+        return tr("%(who)s threw %(dice)s", who=who, dice=faces)
+    if kind == "stand":
+        return tr("%(who)s stood", who=who)
+    if kind == "enter":
+        return tr("%(who)s entered %(row)s", who=who, row=row_name(page, str(action.get("row", ""))))
+    if kind == "strike":
+        return tr("%(who)s struck %(row)s", who=who, row=row_name(page, str(action.get("row", ""))))
+    if kind == "place":
+        die = action.get("value") or action.get("die")
+        return tr("%(who)s placed a die on row %(row)s", who=who, row=int(action.get("row", 0)) + 1) + (
+            f" ({face_of(die, page.dice_kind)})" if isinstance(die, int) and action.get("value") else ""
+        )
+    if kind == "roll_off":
+        return tr("%(who)s threw %(dice)s to decide who starts", who=who, dice=faces)
+    if kind == "choose_starter":
+        return tr("%(who)s starts by choice", who=who)
+    return f"{who}: {kind}"
+
+
+def row_name(page: GamePage, row_id: str) -> str:
+    from web.pages.model import pick
+
+    for row in page.view.get("rows") or []:
+        if isinstance(row, dict) and row.get("id") == row_id:
+            return pick(str(row.get("label_de", row_id)), str(row.get("label_en", row_id)))
+    return row_id
+
+
+@dataclass(frozen=True)
+class HistoryLine:
+    """One action of the history: its number, who, what it did in words, and the photo it was read from."""
+
+    n: int
+    player: int | None
+    colour: str
+    text: str
+    photo: str | None
+    at: str
+
+
+def history_lines(rows: list[JSON], page: GamePage) -> list[HistoryLine]:
+    out = []
+    for r in rows:
+        action = r.get("action") or {}
+        seat = action.get("player")
+        player = page.player(seat)
+        photo = r.get("photo")
+        out.append(
+            HistoryLine(
+                n=int(r.get("n", 0)),
+                player=seat,
+                colour=player.colour if player else "",
+                text=describe_action(action, page),
+                photo=f"/api/photos/{photo}" if photo else None,
+                at=str(r.get("at") or ""),
+            )
+        )
+    return out
+
+
+def client_words() -> Markup:
+    """The words the scripts show (toasts, announcements), in the page's language, as JSON for a <script>."""
+    words = {
+        "undone": tr("Undone: %(what)s"),
+        "nothing_to_undo": tr("Nothing to undo."),
+        "saved": tr("Saved."),
+        "stale": tr("Someone else was quicker; here is the current game."),
+        "offline": tr("Connection lost; trying again..."),
+        "online": tr("Live"),
+        "reading": tr("Reading the dice..."),
+        "read_none": tr("No dice found; enter them by hand."),
+        "need_dice": tr("Enter %(n)s dice first."),
+        "tap_die": tr("Tap a die to correct it."),
+        "new_score": tr("New score: %(what)s"),
+        "turn_of": tr("%(who)s's turn"),
+        "hold": tr("hold"),
+        "held": tr("held"),
+        "die_n": tr("Die %(n)s"),
+        "empty": tr("empty"),
+        "uncertain": tr("uncertain"),
+        "camera_denied": tr("The camera could not be started; use the photo button."),
+        "error": tr("Something went wrong; try again."),
+        "action": {k: tr(v) for k, v in ACTION_WORDS.items()},
+    }
+    text = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
+    return Markup(text)
+
+
+CHOICE_WORDS: dict[str, Any] = {
+    "pip": lazy_gettext("pip dice (1-6)"),
+    "poker": lazy_gettext("poker dice (9 10 J Q K A)"),
+    "extra": lazy_gettext("one more round"),
+    "share": lazy_gettext("share the place"),
+    "strikes": lazy_gettext("strikes"),
+    "points": lazy_gettext("points"),
+    "bluff": lazy_gettext("bluff"),
+    "all_five": lazy_gettext("all five dice thrown at once"),
+    "first_throw": lazy_gettext("first throw only"),
+    "third": lazy_gettext("third die placed first wins"),
+    "first": lazy_gettext("first die placed first wins"),
+}
+STATUS_WORDS: dict[str, Any] = {
+    "playing": lazy_gettext("playing"),
+    "over": lazy_gettext("over"),
+    "finished": lazy_gettext("closed"),
+}
+
+
+def choice_word(value: str) -> str:
+    return str(CHOICE_WORDS.get(value, value.replace("_", " ")))
+
+
+def status_word(value: str) -> str:
+    return str(STATUS_WORDS.get(value, value))
+
+
+def cell_hand(page: GamePage, hand: JSON, rnd: JSON | None, final: bool) -> Markup:
+    """One hand in the round block: its name, its points where the game scores hands, and what the round gave."""
+    from web.pages.model import hand_label
+
+    label = hand_label(hand)
+    parts = [Markup('<span class="hand-name">{}</span>').format(label)]
+    points = hand.get("points")
+    if points is not None and page.game != "pokerdice":
+        parts.append(Markup(' <strong class="pts">{}</strong>').format(points))
+    if rnd is not None and final:
+        seat = hand.get("player")
+        if rnd.get("loser") == seat:
+            parts.append(Markup(' <span class="strikes" title="{0}" aria-label="{0}">✕</span>').format(tr("strike")))
+        if page.game == "pokerdice" and seat in (rnd.get("best") or []) and len(rnd.get("best") or []) == 1:
+            parts.append(Markup(' <span title="{0}" aria-label="{0}">★</span>').format(tr("round won")))
+    dice = hand.get("dice") or []
+    title = " ".join(face_of(v, page.dice_kind) for v in dice)
+    return Markup('<span class="cell" title="{}">{}</span>').format(title, Markup("").join(parts))
+
+
+def sheet_cell(cell: JSON, page: GamePage) -> Markup:
+    """One field of the sheet: empty, a cross, a zero, points (doubled marked), or struck."""
+    result = cell.get("result")
+    if result is None:
+        return Markup("")
+    dice = " ".join(face_of(v, page.dice_kind) for v in cell.get("dice") or [])
+    if result == "closed":
+        extra = cell.get("reserve_change") or 0
+        text = Markup('<span aria-label="{}">✕</span>').format(tr("closed"))
+        if extra:
+            text += Markup(' <span class="cell-reserve">+{}</span>').format(extra)
+    elif result == "closed_with_reserve":
+        text = Markup('<span aria-label="{}">✕</span> <span class="cell-reserve">{}</span>').format(
+            tr("closed with the reserve"), cell.get("reserve_change") or 0
+        )
+    elif result == "zero":
+        text = Markup('<span class="cell-zero" aria-label="{}">0</span>').format(tr("zero, minus 200"))
+    elif result == "struck":
+        text = Markup('<span class="cell-struck" aria-label="{}">—</span>').format(tr("struck"))
+    else:
+        cls = "cell-double" if cell.get("doubled") else ""
+        text = Markup('<span class="{}">{}</span>').format(cls, cell.get("value", ""))
+    return Markup('<span title="{}">{}</span>').format(dice, text)
+
+
+def bonus_mark(bonus: JSON) -> Markup:
+    if bonus.get("won"):
+        return Markup('<span class="best" title="{0}">★{1}</span>').format(tr("bonus won"), bonus.get("value") or "")
+    if bonus.get("struck"):
+        return Markup('<span class="bonus-struck" title="{0}" aria-label="{0}">★</span>').format(
+            tr("bonus out of reach")
+        )
+    return Markup("")
+
+
+def outcome_reason(page: GamePage) -> str:
+    from web.pages.i18n import current_language
+
+    if not page.outcome:
+        return ""
+    if current_language() == "en":
+        return str(page.outcome.get("reason", ""))
+    best = page.winners[0] if page.winners else None
+    if best is not None and best.score is not None:
+        return tr("Final score: %(score)s.", score=best.score)
+    return tr("The game is over.")
+
+
+def score_text(page: GamePage, standing: JSON) -> str:
+    if page.game == "classic" and page.settings.get("mode", "strikes") != "points":
+        strikes = standing.get("strikes")
+        if strikes is None:
+            view_strikes = page.view.get("strikes") or []
+            seat = int(standing.get("player", 0))
+            strikes = view_strikes[seat] if seat < len(view_strikes) else 0
+        return "✕" * int(strikes) if strikes else "–"
+    score = standing.get("score")
+    if score is None:
+        return ""
+    if page.game == "pokerdice":
+        return f"{score} ★"
+    return str(score)
+
+
+def standing_note(page: GamePage, standing: JSON) -> str:
+    seat = int(standing.get("player", 0))
+    player = page.player(seat)
+    if player is not None and player.out:
+        return tr("out")
+    if page.game == "sheet" and standing.get("reserve"):
+        return tr("reserve %(n)s", n=standing["reserve"])
+    if page.game == "board" and "games_won" in standing:
+        return tr("games won: %(n)s", n=standing["games_won"])
+    return ""
+
+
+def player_name(seat: int, page: GamePage) -> str:
+    player = page.player(seat)
+    return player.name if player else str(seat)
+
+
+def install_filters(app: Flask) -> None:
+    from web.pages.model import hand_label, pick
+
+    app.jinja_env.globals.update(
+        cell_hand=cell_hand,
+        sheet_cell=sheet_cell,
+        bonus_mark=bonus_mark,
+        outcome_reason=outcome_reason,
+        score_text=score_text,
+        standing_note=standing_note,
+        hand_label=hand_label,
+        pick=pick,
+    )
+    app.jinja_env.filters["player_name"] = player_name
+    app.jinja_env.globals.update(die_img=die_img, dice_imgs=dice_imgs, face_src=face_src, face_of=face_of)
+    app.jinja_env.globals.update(choice_word=choice_word, status_word=status_word)
+    app.jinja_env.globals["client_words"] = client_words

@@ -1,0 +1,111 @@
+/* Becher: what every page shares. The JSON API, a toast, screen-reader announcements, the switches. */
+"use strict";
+
+const Becher = (() => {
+  const words = JSON.parse(document.getElementById("words").textContent || "{}");
+
+  function fmt(template, values) {
+    return String(template).replace(/%\((\w+)\)s/g, (_, k) => (values && k in values ? values[k] : ""));
+  }
+
+  let toastTimer = null;
+  function toast(text, isError) {
+    const el = document.getElementById("toast");
+    if (!el) return;
+    el.textContent = text;
+    el.classList.toggle("error", !!isError);
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { el.hidden = true; }, isError ? 6000 : 3500);
+  }
+
+  function announce(text) {
+    const el = document.getElementById("announce");
+    if (!el) return;
+    el.textContent = "";
+    // a fresh text node each time, so the same words are announced again
+    setTimeout(() => { el.textContent = text; }, 50);
+  }
+
+  class ApiError extends Error {
+    constructor(body, status) {
+      super((body && body.error) || words.error);
+      this.body = body || {};
+      this.status = status;
+      this.code = this.body.code || "";
+    }
+  }
+
+  async function api(method, path, body, isRaw) {
+    const opts = { method, headers: { "X-Becher": "1" }, credentials: "same-origin" };
+    if (body !== undefined) {
+      if (isRaw) {
+        opts.body = body;
+      } else {
+        opts.headers["Content-Type"] = "application/json";
+        opts.body = JSON.stringify(body);
+      }
+    }
+    let res;
+    try {
+      res = await fetch(path, opts);
+    } catch (e) {
+      throw new ApiError({ error: words.offline }, 0);
+    }
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = null; }
+    if (!res.ok || !data || data.ok === false) throw new ApiError(data, res.status);
+    return data;
+  }
+
+  /* Follow a game live: on every change fetch the freshly rendered part of the page and swap it in. */
+  function follow(gameId, onGame) {
+    const state = document.getElementById("live-state");
+    let source = null;
+    function open() {
+      source = new EventSource(`/api/games/${encodeURIComponent(gameId)}/events`);
+      source.addEventListener("open", () => {
+        if (state) { state.dataset.state = "live"; state.textContent = words.online; }
+      });
+      source.addEventListener("game", (ev) => {
+        try { onGame(JSON.parse(ev.data).game, "game"); } catch (e) { /* a broken event is ignored */ }
+      });
+      source.addEventListener("photo", (ev) => {
+        try { onGame(JSON.parse(ev.data), "photo"); } catch (e) { /* ignored */ }
+      });
+      source.addEventListener("deleted", () => { source.close(); window.location.href = "/"; });
+      source.addEventListener("error", () => {
+        if (state) { state.dataset.state = "lost"; state.textContent = words.offline; }
+      });
+    }
+    open();
+    return () => source && source.close();
+  }
+
+  async function swap(url, selector) {
+    const res = await fetch(url, { credentials: "same-origin" });
+    if (!res.ok) return false;
+    const html = await res.text();
+    const target = document.querySelector(selector);
+    if (!target) return false;
+    const active = document.activeElement && document.activeElement.id;
+    target.innerHTML = html;
+    if (active) {
+      const again = document.getElementById(active);
+      if (again) again.focus({ preventScroll: true });
+    }
+    return true;
+  }
+
+  function describeError(err) {
+    if (err && err.code === "stale") return words.stale;
+    return (err && err.message) || words.error;
+  }
+
+  document.addEventListener("change", (ev) => {
+    const t = ev.target;
+    if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
+  });
+
+  return { words, fmt, toast, announce, api, follow, swap, describeError, ApiError };
+})();

@@ -1,0 +1,105 @@
+/* Start page: new game through the API, join by code, import a log. */
+"use strict";
+
+(() => {
+  const form = document.getElementById("new-game");
+  const lines = Array.from(document.querySelectorAll(".player-line"));
+  const err = document.getElementById("new-error");
+
+  function chosen() {
+    return form.querySelector('input[name="game"]:checked');
+  }
+  function visible() {
+    return lines.filter((l) => !l.hidden).length;
+  }
+  function setCount(n) {
+    lines.forEach((l, i) => {
+      l.hidden = i >= n;
+    });
+    refresh();
+  }
+  function refresh() {
+    const g = chosen();
+    const lo = Number(g.dataset.min), hi = Number(g.dataset.max);
+    document.getElementById("add-player").disabled = visible() >= hi;
+    document.getElementById("remove-player").disabled = visible() <= Math.max(lo, 1);
+    document.querySelectorAll(".game-settings").forEach((fs) => {
+      const on = fs.dataset.game === g.value;
+      fs.hidden = !on;
+      fs.disabled = !on;
+    });
+  }
+  form.addEventListener("change", (ev) => {
+    if (ev.target.name === "game") {
+      const g = chosen();
+      const lo = Number(g.dataset.min), hi = Number(g.dataset.max);
+      const n = visible();
+      if (n < lo || n > hi) setCount(Math.min(Math.max(n, lo), hi));
+      else refresh();
+    }
+  });
+  document.getElementById("add-player").addEventListener("click", () => {
+    setCount(visible() + 1);
+    const line = lines[visible() - 1];
+    if (line) line.querySelector("input").focus();
+  });
+  document.getElementById("remove-player").addEventListener("click", () => setCount(visible() - 1));
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    err.hidden = true;
+    const game = chosen().value;
+    const players = lines
+      .filter((l) => !l.hidden)
+      .map((l) => {
+        const input = l.querySelector("input");
+        return input.value.trim() || input.placeholder;
+      });
+    const settings = {};
+    const fs = form.querySelector(`.game-settings[data-game="${game}"]`);
+    if (fs) {
+      fs.querySelectorAll("[data-kind]").forEach((el) => {
+        if (el.dataset.kind === "bool") settings[el.name] = el.checked;
+        else if (el.dataset.kind === "int") settings[el.name] = Number(el.value);
+        else settings[el.name] = el.value;
+      });
+    }
+    try {
+      const res = await Becher.api("POST", "/api/games", { game, players, settings });
+      window.location.href = `/table/${res.game.id}`;
+    } catch (e) {
+      err.textContent = Becher.describeError(e);
+      err.hidden = false;
+      err.focus && err.focus();
+    }
+  });
+
+  document.getElementById("join-game").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const box = document.getElementById("join-error");
+    box.hidden = true;
+    try {
+      const res = await Becher.api("POST", "/api/join", { code: document.getElementById("join-code").value });
+      window.location.href = `/phone/${res.game.id}`;
+    } catch (e) {
+      box.textContent = Becher.describeError(e);
+      box.hidden = false;
+    }
+  });
+
+  const imp = document.querySelector('#import-game input[type="file"]');
+  imp.addEventListener("change", async () => {
+    const file = imp.files && imp.files[0];
+    if (!file) return;
+    const fd = new FormData();
+    fd.append("log", file);
+    try {
+      const res = await Becher.api("POST", "/api/games/import", fd, true);
+      window.location.href = `/table/${res.game.id}`;
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+    }
+  });
+
+  refresh();
+})();
