@@ -277,9 +277,9 @@ def phase(state: BoardState) -> str:
 def next_thrower(state: BoardState) -> int:
     game = state.games[-1]
     if game.complete:
-        loser = game_winner(game, state.tie_break)
-        assert loser is not None
-        return 1 - loser  # rule 5: the loser of a game starts the next
+        winner = game_winner(game, state.tie_break)
+        assert winner is not None
+        return 1 - winner  # rule 5: the loser of a game starts the next
     return game.thrower_of(len(game.throws))
 
 
