@@ -11,7 +11,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, NoReturn
 
 import segno
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, current_app, request
 
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
@@ -429,6 +429,8 @@ def upload_photo(game_id: str) -> Response:
             reading = photos.scale_reading(photos.read_image(data, kind), prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING
+        except FileNotFoundError:
+            error = photos.MODELS_MISSING
         except photos.NotAnImage as exc:
             error, refused = str(exc), True
         except Exception:  # a reader bug must not lose the photo; the person enters the dice instead
@@ -492,7 +494,7 @@ def games_events(game_id: str) -> Response:
 
     body_iter = live.stream(hub_of(), game_id, last, current, float(current_app.config["LIVE_HEARTBEAT"]))
     return Response(
-        stream_with_context(body_iter),
+        body_iter,
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"},
     )

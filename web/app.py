@@ -57,7 +57,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         DATABASE=None,  # default: becher.sqlite3 in data_dir()
         PHOTO_MAX_SIDE=1600,
-        READ_WORKERS=2,
+        READ_WORKERS=1,  # the reader shares one model per process; reads queue, requests never do
         READ_TIMEOUT=20.0,
         LIVE_HEARTBEAT=15.0,
         LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game

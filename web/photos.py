@@ -20,6 +20,7 @@ JSON = dict[str, Any]
 T = TypeVar("T")
 
 READER_MISSING = "The dice reader is not installed on this server; enter the dice by hand."
+MODELS_MISSING = "The dice reader's model files are missing on this server; enter the dice by hand."
 
 
 class NotAnImage(ValueError):
