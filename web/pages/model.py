@@ -299,7 +299,9 @@ def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, .
 def choice_label(game: str, kind: str, opt: JSON) -> str:
     """The words on a choice button, in the reader's language, from the option's own data."""
     lang = language()
-    if lang == "en":
+    if kind == "stand":
+        return hand_label(opt) or tr("Stand")
+    if lang == "en" and kind not in ("choose_starter",):
         return str(opt.get("label", kind))
     if kind == "throw":
         number = opt.get("throw")
@@ -307,8 +309,6 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
         if number and limit:
             return tr("Throw %(n)s of %(max)s", n=number, max=limit)
         return tr("Throw")
-    if kind == "stand":
-        return hand_label(opt) or tr("Stand")
     if kind in ("enter", "strike"):
         row = pick(str(opt.get("label_de", "")), str(opt.get("label_en", ""))) or str(opt.get("row", ""))
         column = opt.get("column")

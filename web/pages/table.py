@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, render_template
+from markupsafe import Markup
 
 from web.pages import data
 from web.pages.model import GamePage, build_game_page
@@ -25,7 +26,15 @@ class TablePage:
     join_code: str
     join_url: str
     qr_url: str
+    qr_svg: Markup
     recent: tuple[HistoryLine, ...]
+
+
+def qr_svg(url: str) -> Markup:
+    """The join link as an inline SVG QR code (inline, so it needs no request and scales with the box)."""
+    import segno
+
+    return Markup(segno.make(url, error="m").svg_inline(scale=4, border=2, omitsize=True))
 
 
 def table_context(game_id: str) -> TablePage:
@@ -40,6 +49,7 @@ def table_context(game_id: str) -> TablePage:
         join_code=loaded.code if show_join else "",
         join_url=data.join_url(loaded.code) if show_join else "",
         qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
+        qr_svg=qr_svg(data.join_url(loaded.code)) if show_join else Markup(""),
         recent=tuple(reversed(lines[-RECENT:])),
     )
 

@@ -1,0 +1,359 @@
+/* Phone view: the player's controls. Dice come from a photo (read by the server, corrected by tapping) or from
+   tapping faces; holds, choices and undo post to the JSON API. What may be done always comes from the page,
+   which the server renders from the game's options: this script never decides a rule. */
+"use strict";
+
+(() => {
+  const live = document.getElementById("live");
+  if (!live) return;
+  const W = Becher.words;
+  const gameId = live.dataset.game;
+  const kind = live.dataset.kind;
+  const faces = live.dataset.faces.split(" ");
+  const faceBase = live.dataset.faceBase;
+  const dialog = document.getElementById("face-dialog");
+  let revision = -1;
+  let ui = null;
+
+  const faceUrl = (v) => `${faceBase}${kind === "poker" ? "poker" : "pip"}-${faces[v - 1]}.svg`;
+  const faceName = (v) => faces[v - 1];
+
+  /* ------------------------------------------------------------ the dice being entered */
+
+  function setup() {
+    const part = live.querySelector(".part");
+    if (part) live.dataset.seen = part.dataset.seen;
+    const panel = document.getElementById("throw-panel");
+    if (!panel) { ui = null; return; }
+    const count = Number(panel.dataset.count || 5);
+    const table = panel.dataset.table ? panel.dataset.table.split(",").map(Number) : [];
+    ui = { panel, count, table, held: new Set(), entry: new Array(count).fill(null), photo: null, reading: null, boxes: [] };
+    const tab = localStorage.getItem("becher.tab") || "photo";
+    selectTab(tab);
+    if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+      const btn = document.getElementById("live-camera");
+      if (btn) btn.hidden = false;
+    }
+    render();
+  }
+
+  function locked(i) {
+    return ui.held.has(i);
+  }
+
+  function render() {
+    if (!ui) return;
+    const row = document.getElementById("entry");
+    row.innerHTML = "";
+    ui.entry.forEach((v, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "die-btn entry-die" + (v == null ? " empty" : "") + (locked(i) ? " held" : "");
+      b.dataset.slot = String(i);
+      const what = v == null ? W.empty : faceName(v);
+      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: i + 1 })}: ${what}${locked(i) ? ", " + W.held : ""}`);
+      if (locked(i)) b.disabled = true;
+      if (v != null) {
+        const img = document.createElement("img");
+        img.src = faceUrl(v);
+        img.alt = "";
+        b.appendChild(img);
+      }
+      row.appendChild(b);
+    });
+    const full = ui.entry.every((v) => v != null);
+    document.querySelectorAll(".send-throw").forEach((b) => {
+      b.disabled = !full || Number(b.dataset.count) !== ui.count;
+    });
+    ui.boxes.forEach((box) => {
+      const slot = box.dataset.slot === "" ? null : Number(box.dataset.slot);
+      const lbl = box.querySelector(".lbl");
+      if (slot != null && ui.entry[slot] != null) lbl.textContent = faceName(ui.entry[slot]);
+    });
+  }
+
+  function put(value) {
+    const i = ui.entry.findIndex((v, j) => v == null && !locked(j));
+    if (i < 0) return;
+    ui.entry[i] = value;
+    render();
+    Becher.announce(`${Becher.fmt(W.die_n, { n: i + 1 })}: ${faceName(value)}`);
+  }
+
+  function toggleHold(btn) {
+    const pos = Number(btn.dataset.pos);
+    if (ui.held.has(pos)) {
+      ui.held.delete(pos);
+      ui.entry[pos] = null;
+    } else {
+      ui.held.add(pos);
+      ui.entry[pos] = ui.table[pos];
+    }
+    btn.setAttribute("aria-pressed", ui.held.has(pos) ? "true" : "false");
+    if (ui.reading) applyReading(ui.reading);
+    render();
+  }
+
+  /* ------------------------------------------------------------ correcting one die */
+
+  let correcting = null;
+  function correct(slot) {
+    if (slot == null || locked(slot)) return;
+    correcting = slot;
+    if (dialog && dialog.showModal) {
+      dialog.showModal();
+      const first = dialog.querySelector("button[data-face-value]");
+      if (first) first.focus();
+    }
+  }
+  if (dialog) {
+    dialog.addEventListener("click", (ev) => {
+      const b = ev.target.closest("button[data-face-value]");
+      if (b && correcting != null && ui) {
+        ui.entry[correcting] = Number(b.dataset.faceValue);
+        const box = ui.boxes.find((x) => x.dataset.slot === String(correcting));
+        if (box) { box.classList.remove("uncertain"); box.classList.add("fixed"); }
+        Becher.announce(`${Becher.fmt(W.die_n, { n: correcting + 1 })}: ${faceName(ui.entry[correcting])}`);
+        const back = document.querySelector(`.entry-die[data-slot="${correcting}"]`);
+        correcting = null;
+        dialog.close();
+        render();
+        if (back) back.focus();
+      }
+      if (ev.target.id === "dialog-cancel") { correcting = null; dialog.close(); }
+    });
+  }
+
+  /* ------------------------------------------------------------ photo */
+
+  function applyReading(reading) {
+    const free = ui.entry.map((_, i) => i).filter((i) => !locked(i));
+    let dice = reading.dice.map((d, k) => ({ d, k }));
+    if (dice.length > free.length) {
+      // the photo shows the kept dice too: leave out one die of each kept value
+      ui.held.forEach((pos) => {
+        const j = dice.findIndex((x) => x.d.value === ui.table[pos]);
+        if (j >= 0) dice.splice(j, 1);
+      });
+    }
+    free.forEach((i) => { ui.entry[i] = null; });
+    ui.boxes.forEach((b) => { b.dataset.slot = ""; });
+    dice.slice(0, free.length).forEach((x, n) => {
+      ui.entry[free[n]] = x.d.value;
+      if (ui.boxes[x.k]) ui.boxes[x.k].dataset.slot = String(free[n]);
+    });
+    const status = document.getElementById("photo-status");
+    const uncertain = reading.dice.filter((d) => d.uncertain).length;
+    let msg = reading.dice.length ? W.tap_die : W.read_none;
+    if (dice.length !== free.length && reading.dice.length) msg = Becher.fmt(W.need_dice, { n: free.length }) + " " + W.tap_die;
+    if (uncertain) msg = `${uncertain} ${W.uncertain}. ${msg}`;
+    status.textContent = msg;
+  }
+
+  function showReading(photo, reading) {
+    const wrap = document.getElementById("photo-wrap");
+    const img = document.getElementById("photo-img");
+    wrap.querySelectorAll(".dbox").forEach((b) => b.remove());
+    ui.boxes = [];
+    img.src = photo.url;
+    wrap.hidden = false;
+    if (!reading) return;
+    const w = reading.width || photo.width, h = reading.height || photo.height;
+    reading.dice.forEach((d, k) => {
+      const [x0, y0, x1, y1] = d.box;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "dbox" + (d.uncertain ? " uncertain" : "");
+      b.style.left = `${(100 * x0) / w}%`;
+      b.style.top = `${(100 * y0) / h}%`;
+      b.style.width = `${(100 * (x1 - x0)) / w}%`;
+      b.style.height = `${(100 * (y1 - y0)) / h}%`;
+      b.dataset.index = String(k);
+      b.dataset.slot = "";
+      const lbl = document.createElement("span");
+      lbl.className = "lbl";
+      lbl.textContent = d.face;
+      b.appendChild(lbl);
+      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: k + 1 })}: ${d.face}${d.uncertain ? ", " + W.uncertain : ""}`);
+      wrap.appendChild(b);
+      ui.boxes.push(b);
+    });
+    applyReading(reading);
+  }
+
+  async function upload(blob) {
+    const status = document.getElementById("photo-status");
+    status.textContent = W.reading;
+    const fd = new FormData();
+    fd.append("photo", blob, "dice.jpg");
+    try {
+      const res = await Becher.api("POST", `/api/games/${gameId}/photos`, fd, true);
+      ui.photo = res.photo.id;
+      ui.reading = res.reading;
+      showReading(res.photo, res.reading);
+      if (!res.reading) {
+        status.textContent = res.reading_error || W.read_none;
+        selectTab("tap", true);
+      }
+      render();
+    } catch (e) {
+      status.textContent = Becher.describeError(e);
+    }
+  }
+
+  let stream = null;
+  async function startCamera() {
+    const video = document.getElementById("camera");
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
+      video.srcObject = stream;
+      video.hidden = false;
+      document.getElementById("snap").hidden = false;
+      await video.play();
+    } catch (e) {
+      Becher.toast(W.camera_denied, true);
+    }
+  }
+  function snap() {
+    const video = document.getElementById("camera");
+    const canvas = document.createElement("canvas");
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    canvas.getContext("2d").drawImage(video, 0, 0);
+    if (stream) stream.getTracks().forEach((t) => t.stop());
+    stream = null;
+    video.hidden = true;
+    document.getElementById("snap").hidden = true;
+    canvas.toBlob((blob) => blob && upload(blob), "image/jpeg", 0.9);
+  }
+
+  function selectTab(name, keep) {
+    const photo = name === "photo";
+    const tp = document.getElementById("tab-photo"), tt = document.getElementById("tab-tap");
+    if (!tp) return;
+    tp.setAttribute("aria-selected", photo ? "true" : "false");
+    tt.setAttribute("aria-selected", photo ? "false" : "true");
+    document.getElementById("pane-photo").hidden = !photo;
+    document.getElementById("pane-tap").hidden = photo;
+    if (!keep) localStorage.setItem("becher.tab", name);
+  }
+
+  /* ------------------------------------------------------------ sending */
+
+  async function send(action, extra) {
+    const body = { seen: Number(live.dataset.seen || 0), action, ...(extra || {}) };
+    try {
+      await Becher.api("POST", `/api/games/${gameId}/actions`, body);
+      Becher.toast(W.saved);
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+    }
+    await refresh();
+  }
+
+  function sendThrow(btn) {
+    const action = JSON.parse(btn.dataset.action);
+    const needs = (btn.dataset.needs || "").split(" ");
+    if (ui.entry.some((v) => v == null)) {
+      Becher.toast(Becher.fmt(W.need_dice, { n: ui.count }), true);
+      return;
+    }
+    if (needs.includes("dice")) action.dice = ui.entry.slice();
+    if (needs.includes("held")) action.held = Array.from(ui.held).sort((a, b) => a - b);
+    send(action, ui.photo ? { photo: ui.photo } : {});
+  }
+
+  async function refresh() {
+    const ok = await Becher.swap(live.dataset.part, "#live");
+    if (ok) {
+      const part = live.querySelector(".part");
+      if (part) revision = Number(part.dataset.revision);
+      setup();
+    }
+  }
+
+  live.addEventListener("click", async (ev) => {
+    const t = ev.target;
+    const face = t.closest(".face-btn");
+    if (face && ui) return put(Number(face.dataset.faceValue));
+    const hold = t.closest(".hold-btn");
+    if (hold && ui) return toggleHold(hold);
+    const slot = t.closest(".entry-die");
+    if (slot && ui) return correct(Number(slot.dataset.slot));
+    const box = t.closest(".dbox");
+    if (box && ui) return correct(box.dataset.slot === "" ? null : Number(box.dataset.slot));
+    if (t.closest("#clear-dice") && ui) {
+      ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
+      return render();
+    }
+    const tab = t.closest('[role="tab"]');
+    if (tab) return selectTab(tab.id === "tab-photo" ? "photo" : "tap");
+    if (t.closest("#live-camera")) return startCamera();
+    if (t.closest("#snap")) return snap();
+    const sendBtn = t.closest(".send-throw");
+    if (sendBtn && ui) return sendThrow(sendBtn);
+    const choice = t.closest(".choice");
+    if (choice) {
+      choice.disabled = true;
+      return send(JSON.parse(choice.dataset.action));
+    }
+    const undo = t.closest("[data-undo]");
+    if (undo) {
+      undo.disabled = true;
+      try {
+        await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen) });
+        Becher.toast(Becher.fmt(W.undone, { what: undo.dataset.what || "" }));
+        Becher.announce(Becher.fmt(W.undone, { what: undo.dataset.what || "" }));
+      } catch (e) {
+        Becher.toast(Becher.describeError(e), true);
+      }
+      return refresh();
+    }
+    const rematch = t.closest("[data-rematch]");
+    if (rematch) {
+      try {
+        const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
+        window.location.href = `/phone/${res.game.id}`;
+      } catch (e) {
+        Becher.toast(Becher.describeError(e), true);
+      }
+    }
+  });
+
+  live.addEventListener("change", (ev) => {
+    if (ev.target.id === "photo-input" && ui) {
+      const file = ev.target.files && ev.target.files[0];
+      if (file) upload(file);
+    }
+  });
+
+  live.addEventListener("submit", async (ev) => {
+    const form = ev.target.closest("[data-join]");
+    if (!form) return;
+    ev.preventDefault();
+    try {
+      await Becher.api("POST", "/api/join", { code: form.querySelector("input").value });
+      window.location.reload();
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+    }
+  });
+
+  Becher.follow(gameId, (data, what) => {
+    if (what !== "game" || !data) return;
+    if (data.revision <= revision) return;
+    const part = live.querySelector(".part");
+    const mine = part && Number(part.dataset.revision) >= data.revision;
+    revision = data.revision;
+    if (!mine) {
+      refresh().then(() => {
+        const p = live.querySelector(".part");
+        if (p && p.dataset.announce) Becher.announce(p.dataset.announce);
+      });
+    }
+  });
+
+  const first = live.querySelector(".part");
+  if (first) revision = Number(first.dataset.revision);
+  setup();
+})();
