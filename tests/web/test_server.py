@@ -6,25 +6,71 @@ and data folder, and talk to it over HTTP like the pages do.
 
 from __future__ import annotations
 
+import http.client
+import http.cookiejar
+import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-import urllib3
 
 from companion.core import GameLog
 
 pytestmark = pytest.mark.slow
 WRITE = {"X-Becher": "1"}
+
+
+class Answer:
+    def __init__(self, status: int, headers: Any, text: str) -> None:
+        self.status_code = status
+        self.headers = headers
+        self.text = text
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+class Session:
+    """A device: its own cookie jar, over the standard library (the test extra has no HTTP client)."""
+
+    def __init__(self, insecure: bool = False) -> None:
+        self.cookies = http.cookiejar.CookieJar()
+        handlers: list[Any] = [urllib.request.HTTPCookieProcessor(self.cookies)]
+        if insecure:
+            handlers.append(urllib.request.HTTPSHandler(context=ssl._create_unverified_context()))
+        self.opener = urllib.request.build_opener(*handlers)
+
+    def request(self, method: str, url: str, json_body: Any = None, timeout: float = 10) -> Answer:
+        data = None if json_body is None else json.dumps(json_body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        if method != "GET":
+            headers.update(WRITE)
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with self.opener.open(req, timeout=timeout) as r:
+                return Answer(r.status, r.headers, r.read().decode())
+        except urllib.error.HTTPError as e:
+            return Answer(e.code, e.headers, e.read().decode())
+
+    def get(self, url: str, timeout: float = 10) -> Answer:
+        return self.request("GET", url, timeout=timeout)
+
+    def post(self, url: str, json: Any = None, timeout: float = 10) -> Answer:
+        return self.request("POST", url, json if json is not None else {}, timeout)
+
+
+DOWN = (urllib.error.URLError, ConnectionError, http.client.HTTPException, TimeoutError, OSError)
 
 
 def free_port() -> int:
@@ -51,9 +97,9 @@ class Server:
             if self.proc.poll() is not None:
                 raise AssertionError(f"server exited: {self.proc.stdout.read() if self.proc.stdout else ''}")
             try:
-                requests.get(self.base + "/api/rules", timeout=1, verify=False)
+                Session(insecure=True).get(self.base + "/api/rules", timeout=1)
                 return self
-            except requests.ConnectionError:
+            except DOWN:
                 time.sleep(0.1)
         raise AssertionError("server did not come up within 60 s")
 
@@ -92,11 +138,10 @@ def next_action(state: dict[str, Any], k: int) -> dict[str, Any]:
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL exists only on POSIX")
 def test_sigkill_mid_game_loses_no_acknowledged_action(tmp_path: Path) -> None:
     srv = Server(tmp_path).start()
-    s = requests.Session()
+    s = Session()
     game = s.post(
         srv.base + "/api/games",
         json={"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}},
-        headers=WRITE,
         timeout=10,
     ).json()["game"]
     acked: list[dict[str, Any]] = []
@@ -112,10 +157,9 @@ def test_sigkill_mid_game_loses_no_acknowledged_action(tmp_path: Path) -> None:
                 r = s.post(
                     f"{srv.base}/api/games/{game['id']}/actions",
                     json={"seen": n, "action": action},
-                    headers=WRITE,
                     timeout=10,
                 )
-            except requests.RequestException:
+            except DOWN:
                 return
             assert r.status_code == 201, r.text
             acked.append(action)
@@ -123,16 +167,18 @@ def test_sigkill_mid_game_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()
-    while len(acked) < 40 and thread.is_alive():
-        time.sleep(0.005)
-    srv.kill()  # in the middle of the writer's stream of actions
+    try:
+        while len(acked) < 40 and thread.is_alive():
+            time.sleep(0.005)
+    finally:
+        srv.kill()  # in the middle of the writer's stream of actions
     stop.set()
     thread.join(10)
     assert len(acked) >= 40
 
     again = Server(tmp_path).start()
     try:
-        g = requests.get(f"{again.base}/api/games/{game['id']}?log=1", cookies=s.cookies, timeout=10).json()
+        g = s.get(f"{again.base}/api/games/{game['id']}?log=1").json()
         log = [row["action"] for row in g["log"]]
         # every acknowledged action is there, in order; at most the one in flight at the kill is there besides
         assert len(acked) <= len(log) <= len(acked) + 1
@@ -143,11 +189,9 @@ def test_sigkill_mid_game_loses_no_acknowledged_action(tmp_path: Path) -> None:
         assert g["game"]["state"] == expected.summary()
         # and the game plays on
         nxt = next_action(g["game"]["state"], len(log))
-        r = requests.post(
+        r = s.post(
             f"{again.base}/api/games/{game['id']}/actions",
             json={"seen": len(log), "action": nxt},
-            headers=WRITE,
-            cookies=s.cookies,
             timeout=10,
         )
         assert r.status_code == 201, r.text
@@ -158,31 +202,31 @@ def test_sigkill_mid_game_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
 def test_two_writers_at_once_exactly_one_wins(server: Server) -> None:
     """Two devices send a throw for the same state at the same moment, 25 times: one 201, one 409, nothing doubled."""
-    owner = requests.Session()
+    owner = Session()
     body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}}
-    created = owner.post(server.base + "/api/games", json=body, headers=WRITE, timeout=10).json()
+    created = owner.post(server.base + "/api/games", json=body, timeout=10).json()
     game_id = created["game"]["id"]
-    phone = requests.Session()
-    joined = phone.post(server.base + "/api/join", json={"code": created["join"]["code"]}, headers=WRITE, timeout=10)
+    phone = Session()
+    joined = phone.post(server.base + "/api/join", json={"code": created["join"]["code"]}, timeout=10)
     assert joined.status_code == 200
     to_move = 0
     winners: list[dict[str, Any]] = []
     for n in range(25):
         actions = [{"type": "throw", "player": to_move, "dice": [d, d, 2, 3, 4]} for d in (5, 6)]
         barrier = threading.Barrier(2)
-        results: dict[int, requests.Response] = {}
+        results: dict[int, Answer] = {}
 
         def send(
             i: int,
-            session: requests.Session,
+            session: Session,
             seen: int = n,
             actions: list[dict[str, Any]] = actions,
             barrier: threading.Barrier = barrier,
-            results: dict[int, requests.Response] = results,
+            results: dict[int, Answer] = results,
         ) -> None:
             barrier.wait()
             url = f"{server.base}/api/games/{game_id}/actions"
-            results[i] = session.post(url, json={"seen": seen, "action": actions[i]}, headers=WRITE, timeout=10)
+            results[i] = session.post(url, json={"seen": seen, "action": actions[i]}, timeout=10)
 
         threads = [threading.Thread(target=send, args=(i, sess)) for i, sess in enumerate((owner, phone))]
         for t in threads:
@@ -202,10 +246,9 @@ def test_two_writers_at_once_exactly_one_wins(server: Server) -> None:
 
 
 def test_https_serves_with_a_self_signed_certificate_kept_for_the_next_start(tmp_path: Path) -> None:
-    urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
     srv = Server(tmp_path, https=True).start()
     try:
-        r = requests.get(srv.base + "/api/rules", verify=False, timeout=10)
+        r = Session(insecure=True).get(srv.base + "/api/rules")
         assert r.status_code == 200 and "Secure" in r.headers["Set-Cookie"]
         cert = tmp_path / "data" / "tls" / "becher-cert.pem"
         first = cert.read_bytes()
@@ -214,7 +257,7 @@ def test_https_serves_with_a_self_signed_certificate_kept_for_the_next_start(tmp
     assert "https://" in out
     again = Server(tmp_path, https=True).start()
     try:
-        assert requests.get(again.base + "/api/rules", verify=False, timeout=10).status_code == 200
+        assert Session(insecure=True).get(again.base + "/api/rules").status_code == 200
         assert cert.read_bytes() == first
     finally:
         again.stop()
