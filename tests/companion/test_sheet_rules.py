@@ -355,9 +355,10 @@ def test_sheet_rule_7_column_bonus_best_combination_no_strike_no_zero_reserve_al
     enter(log, "schule_1", (1, 1, 2, 2, 3))
     enter(log, "schule_2", (2, 2, 2, 3, 3))
     assert not bonus(log, "column:1")["struck"]
-    enter(log, "schule_3", (3, 3, 3, 4, 4))
+    enter(log, "schule_3", (3, 3, 3, 4, 4))  # this one entry completes its row and the column: both bonuses
     assert cell(log, "schule_1")["closed_with_reserve"]
     assert bonus(log, "column:1")["value"] == 60
+    assert bonus(log, "row:schule_3")["value"] == 15
 
 
 @pytest.mark.parametrize("spoil", ["zero", "strike"])
