@@ -300,7 +300,7 @@ class RoundRules(Rules[RoundState]):
                 Option(
                     "stand",
                     p,
-                    rank.label_en,
+                    rank.label,
                     points,
                     detail={"type": "stand", "player": p, **rank.to_json(), "points": points},
                 )

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from companion.core import GameLog, rules_for
@@ -385,3 +387,23 @@ def test_classic_rule_6_five_sixes_lifted_and_true_the_doubter_takes_two() -> No
     play(log, "doubt", BERT)
     play(log, "reveal", BERT, dice=[6, 6, 6, 6, 6])
     assert log.state.strikes == (0, 2, 0) and log.to_move() == BERT
+
+
+def test_classic_rule_7_a_rolloff_of_a_blind_round_stays_blind() -> None:
+    log = game(3, blind_first_throw=True)
+    play(log, "blind", ANNA)
+    hands(log, [(ANNA, (1, 1, 2, 3, 4)), (BERT, (6, 6, 6, 3, 1)), (CLARA, (4, 3, 2, 1, 1))])
+    assert view(log)["rolloff"] == {"players": [ANNA, CLARA], "depth": 1}
+    assert view(log)["blind"] is True and log.options()[0].detail["max_throws"] == 1
+    hands(log, [(ANNA, (5, 5, 5, 1, 2)), (CLARA, (2, 2, 3, 4, 1))])
+    assert log.state.strikes == (0, 0, 1)
+
+
+def test_every_setting_and_action_is_documented() -> None:
+    for game_id in ("classic", "bone", "pokerdice"):
+        rules = rules_for(game_id)
+        doc = (Path(__file__).parents[2] / "docs" / "games" / f"{game_id}.md").read_text(encoding="utf-8")
+        for setting in rules.settings:
+            assert f"`{setting.name}`" in doc, (game_id, setting.name)
+        for action in rules.actions:
+            assert f'"type": "{action.kind}"' in doc or f"`{action.kind}`" in doc, (game_id, action.kind)

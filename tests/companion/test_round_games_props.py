@@ -1,5 +1,6 @@
 """Property tests for the round-based games: random legal play keeps the invariants; illegal actions change nothing."""
 
+import json
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -73,6 +74,7 @@ def test_random_legal_play_keeps_the_invariants(config: int, n: int, seed: int) 
         assert len(outcome.winners) == 1
     assert {s.player for s in log.standings() if s.place == 1} == set(outcome.winners)
     assert GameLog.from_jsonl(log.to_jsonl()).summary() == log.summary()
+    assert json.loads(json.dumps(log.summary()))["outcome"]["winners"] == list(outcome.winners)
 
 
 @PROPS
