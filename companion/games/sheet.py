@@ -105,6 +105,7 @@ class Bonus:
     column: int | None = None
 
     def label(self) -> str:
+        """English name for pages and messages ("column 2", "Full house")."""
         if self.column is not None:
             return f"column {self.column + 1}"
         return row_by_id(self.row or "").label_en
@@ -133,6 +134,8 @@ class Sheet:
 
 @dataclass(frozen=True)
 class SheetState:
+    """Everything the fold needs: the sheets, the turn in progress, and who won which bonus (closed for all)."""
+
     setup: Setup
     sheets: tuple[Sheet, ...]
     turn: Turn
@@ -523,6 +526,7 @@ def _bonus_json(state: SheetState, bonus: Bonus) -> JSON:
     return {
         "id": bonus.id,
         "kind": bonus.kind,
+        "label_en": bonus.label(),
         "row": bonus.row,
         "column": bonus.column,
         "owner": None if won is None else won[0],
