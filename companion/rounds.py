@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 
 from companion.core import JSON, Action, Option, Rules, Setup
 from companion.dice import faces
-from companion.errors import IllegalAction
+from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate
 from companion.turns import Stand, Throw, Turn
 
-__all__ = ["Hand", "RoundResult", "RoundRules", "RoundState", "Stage", "seats_from"]
+__all__ = ["Hand", "RoundResult", "RoundRules", "RoundState", "Stage", "check_dice", "check_seat", "seats_from"]
 
 THROWS = 3
 
@@ -99,6 +99,19 @@ def seats_from(start: int, players: Sequence[int], seats: int) -> tuple[int, ...
     """``players`` in seat order, beginning at ``start`` (or the next of them after it)."""
     chosen = set(players)
     return tuple(s % seats for s in range(start, start + seats) if s % seats in chosen)
+
+
+def check_seat(player: int, seats: int) -> None:
+    """Refuse a seat that does not exist (actions built in code skip the JSON checks)."""
+    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < seats:
+        raise MalformedInput(f"There is no player {player!r} in this game.")
+
+
+def check_dice(dice: Sequence[int]) -> None:
+    """Refuse dice that are not ranks 1..6 (JSON input is checked when parsed; this guards actions built in code)."""
+    for die in dice:
+        if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= 6:
+            raise MalformedInput(f"A die shows 1 to 6, not {die!r}.")
 
 
 class RoundRules(Rules[RoundState]):
@@ -226,6 +239,7 @@ class RoundRules(Rules[RoundState]):
     def verify(self, state: RoundState, action: Action) -> None:
         if state.over or state.turn is None:
             raise IllegalAction("The game is over; nothing more can be played.")
+        check_seat(action.player, state.seats)
         mover = state.turn.player
         if action.player != mover:
             who = self.name(state, action.player)
@@ -235,6 +249,7 @@ class RoundRules(Rules[RoundState]):
                 raise IllegalAction(f"{who} sits out this roll-off; it is {self.name(state, mover)}'s turn.")
             raise IllegalAction(f"It is {self.name(state, mover)}'s turn, not {who}'s.")
         if isinstance(action, Throw):
+            check_dice(action.dice)
             state.turn.verify_throw(action, self.max_throws(state), self.held_fixed(state.setup))
         elif isinstance(action, Stand):
             state.turn.verify_stand()

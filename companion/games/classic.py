@@ -35,7 +35,7 @@ from companion.core import (
 from companion.dice import faces
 from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate, parse_points_table
-from companion.rounds import THROWS, Hand, RoundRules, RoundState
+from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat
 from companion.turns import DICE, Stand, Throw
 
 __all__ = [
@@ -455,6 +455,7 @@ class ClassicBluff(Rules[BluffState]):
     def verify(self, state: BluffState, action: Action) -> None:
         if state.over:
             raise IllegalAction("The game is over; nothing more can be played.")
+        check_seat(action.player, state.seats)
         names = state.setup.players
         if action.player != state.player:
             if action.player in state.out:
@@ -468,6 +469,7 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction(self._expected(state))
             if len(action.dice) != DICE:
                 raise MalformedInput(f"A claim names a hand of {DICE} dice, not {len(action.dice)}.")
+            check_dice(action.dice)
             if last is not None and self.rank(state.setup, action.dice) <= self.rank(state.setup, last.dice):
                 claimed = self.rank(state.setup, last.dice).label_en
                 raise IllegalAction(
@@ -501,6 +503,7 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction(self._expected(state))
             if len(action.dice) != DICE:
                 raise MalformedInput(f"The cup holds {DICE} dice, not {len(action.dice)}.")
+            check_dice(action.dice)
         else:
             raise IllegalAction(f"'{action.kind}' is not a move of the bluff mode; announce, believe or doubt.")
 

@@ -4,6 +4,7 @@ import pytest
 
 from companion.core import GameLog, places, rules_for
 from companion.errors import IllegalAction, MalformedInput
+from companion.games.classic import Announce
 from companion.turns import Throw
 from tests.companion.play import hand, hands, throw
 
@@ -109,3 +110,15 @@ def test_setup_refuses_bad_players_and_settings_by_name() -> None:
 
 def test_places_share_equal_scores() -> None:
     assert places([(0, 5), (1, 9), (2, 5), (3, 1)]) == {1: 1, 0: 2, 2: 2, 3: 4}
+
+
+def test_actions_built_in_code_are_checked_too() -> None:
+    log = bone()
+    with pytest.raises(MalformedInput, match="no player 7"):
+        log.play(Throw(7, (1, 2, 3, 4, 5)))
+    with pytest.raises(MalformedInput, match="not 9"):
+        log.play(Throw(0, (1, 2, 3, 4, 9)))
+    bluff = GameLog.new("classic", ["A", "B"], {"mode": "bluff"})
+    with pytest.raises(MalformedInput, match="not 0"):
+        bluff.play(Announce(0, (0, 1, 1, 1, 1)))
+    assert len(log) == 0 and len(bluff) == 0
