@@ -28,7 +28,7 @@ class Device:
 
     @property
     def id(self) -> str:
-        device: str = self.get("/api/me").json["device"]  # type: ignore[index]
+        device: str = self.get("/api/me").json["device"]
         return device
 
     def get(self, url: str, **kw: Any) -> Any:

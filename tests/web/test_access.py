@@ -159,7 +159,7 @@ def test_join_link_from_the_qr_code_joins_and_redirects_to_the_phone_page(
 
 def test_writes_without_the_custom_header_are_refused(client: Device) -> None:
     r = client.client.post("/api/games", json={"game": "bone", "players": ["A", "B"]})
-    assert r.status_code == 403 and "X-Becher" in r.json["error"]
+    assert r.status_code == 403 and "X-Becher" in r.get_json()["error"]
     assert client.get("/api/games").json["games"] == []
 
 

@@ -269,7 +269,7 @@ def test_unknown_game_route_and_method_answer_in_the_error_shape(client: Device)
     assert client.play("nope", BONE_ROUND[0], seen=0).status_code == 404
     assert client.get("/api/nowhere").json["code"] == "not_found"
     r = client.client.put("/api/games", headers={"X-Becher": "1"})
-    assert r.status_code == 405 and r.json["code"] == "method"
+    assert r.status_code == 405 and r.get_json()["code"] == "method"
 
 
 def test_bodies_over_a_megabyte_are_413(client: Device) -> None:

@@ -21,7 +21,7 @@ class Stream:
         self.response = device.client.get(url, headers=headers or {}, buffered=False)
         assert self.response.status_code == 200, self.response.get_data(as_text=True)
         assert self.response.mimetype == "text/event-stream"
-        self._chunks: Iterator[bytes] = iter(self.response.response)
+        self._chunks: Iterator[bytes] = iter(self.response.response)  # type: ignore[arg-type]
         self._buffer = ""
 
     def next(self, skip_comments: bool = True) -> dict[str, Any]:

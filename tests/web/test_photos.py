@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -53,7 +54,7 @@ def reader_problem() -> str | None:
     return None
 
 
-def upload(device: Device, game_id: str, data: bytes, name: str = "throw.png", query: str = "") -> object:
+def upload(device: Device, game_id: str, data: bytes, name: str = "throw.png", query: str = "") -> Any:
     return device.post(
         f"/api/games/{game_id}/photos{query}",
         data={"photo": (io.BytesIO(data), name)},
@@ -206,7 +207,7 @@ def test_a_slow_read_blocks_no_other_request_and_arrives_later(
     game = client.create()
     watcher = Stream(client, f"/api/games/{game['id']}/events")
     watcher.next()
-    answers: list[object] = []
+    answers: list[Any] = []
     uploader = threading.Thread(target=lambda: answers.append(upload(client, game["id"], dice_photo(800, 600))))
     uploader.start()
     assert started.wait(10)
@@ -217,7 +218,7 @@ def test_a_slow_read_blocks_no_other_request_and_arrives_later(
     gate.set()
     uploader.join(10)
     r = answers[0]
-    assert r.status_code == 201 and r.json["reading"]["width"] == 800  # type: ignore[attr-defined]
+    assert r.status_code == 201 and r.json["reading"]["width"] == 800
     events = [watcher.next(), watcher.next()]
     photo_event = next(e for e in events if e["event"] == "photo")
     assert photo_event["data"]["reading"]["dice"] == [] and photo_event["data"]["device"] == client.id
