@@ -1,0 +1,192 @@
+"""The scene generator: same seed same scene, labels that match the pixels, train and test kept apart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.reading import PIP_FACES, POKER_FACES
+from vision.synth import (
+    TEST_BACKGROUNDS,
+    TRAIN_BACKGROUNDS,
+    DieDesign,
+    SceneStyle,
+    render_face,
+    render_face_labelled,
+    render_scene,
+    sample_design,
+)
+from vision.synth import style as style_mod
+
+WHITE_PIPS = DieDesign(kind="pip", body=(250, 250, 250), inks=((10, 10, 10),) * 6, printed=PIP_FACES, glossy=0.0)
+GERMAN = DieDesign(
+    kind="poker",
+    body=(250, 250, 250),
+    inks=((10, 10, 10), (20, 20, 200)) * 3,
+    printed=("9", "10", "B", "D", "K", "A"),
+    font=("hershey", 0),
+    glossy=0.0,
+)
+CLEAN = SceneStyle(
+    effects=False, shadows=False, distractors=False, background="felt", designs=(WHITE_PIPS,), touching=0.0
+)
+
+
+def luma(img: np.ndarray) -> np.ndarray:
+    return img.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)
+
+
+def test_same_seed_same_scene_and_other_seed_other_scene() -> None:
+    a = render_scene(11, kind="poker", size=(200, 150))
+    b = render_scene(11, kind="poker", size=(200, 150))
+    c = render_scene(12, kind="poker", size=(200, 150))
+    assert np.array_equal(a.image, b.image)
+    assert a.dice == b.dice
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_split_is_part_of_the_stream() -> None:
+    a = render_scene(3, size=(160, 120), split="train")
+    b = render_scene(3, size=(160, 120), split="test")
+    assert not np.array_equal(a.image, b.image)
+
+
+def test_image_is_bgr_uint8_of_the_asked_size() -> None:
+    s = render_scene(0, size=(320, 200), n_dice=4)
+    assert s.image.shape == (200, 320, 3)
+    assert s.image.dtype == np.uint8
+    assert len(s.dice) == 4
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 6),
+    tilt=st.floats(0, 35),
+    px=st.floats(20, 50),
+    fisheye=st.sampled_from([0.0, 0.5]),
+)
+def test_boxes_cover_the_dice_and_nothing_else(seed: int, n: int, tilt: float, px: float, fisheye: float) -> None:
+    pinned = {**CLEAN.__dict__, "tilt_deg": tilt, "die_px": px, "fisheye": fisheye}
+    s = render_scene(seed, n_dice=n, size=(240, 180), style=SceneStyle(**pinned))
+    bright = luma(s.image) > 200  # white die faces; the felt never gets this bright
+    covered = np.zeros_like(bright)
+    for d in s.dice:
+        x0, y0, x1, y1 = d.box
+        assert 0 <= x0 < x1 <= 240 and 0 <= y0 < y1 <= 180
+        tx0, ty0, tx1, ty1 = d.top_box
+        assert x0 <= tx0 and y0 <= ty0 and tx1 <= x1 and ty1 <= y1, "top face inside the die's box"
+        covered[y0:y1, x0:x1] = True
+        inside = bright[ty0:ty1, tx0:tx1]
+        if d.visible > 0.9:
+            assert inside.mean() > 0.15, "the top face box holds the white face"
+            ys, xs = np.nonzero(bright[y0:y1, x0:x1])
+            assert xs.max() - xs.min() + 1 >= 0.4 * (x1 - x0) and ys.max() - ys.min() + 1 >= 0.4 * (y1 - y0)
+    # Bright pixels outside every box would be a die the labels miss (allow a one-pixel anti-aliased rim).
+    grown = np.zeros_like(covered)
+    ys, xs = np.nonzero(covered)
+    grown[np.clip(ys[:, None] + [-1, 0, 1], 0, 179), np.clip(xs[:, None] + [-1, 0, 1], 0, 239)] = True
+    assert not (bright & ~grown).any()
+
+
+@pytest.mark.parametrize("kind", ["pip", "poker"])
+def test_labels_are_consistent(kind: str) -> None:
+    faces = PIP_FACES if kind == "pip" else POKER_FACES
+    allowed = {"9": {"9"}, "10": {"10"}, "J": {"J", "B", "V"}, "Q": {"Q", "D"}, "K": {"K", "R"}, "A": {"A"}}
+    for seed in range(6):
+        s = render_scene(seed, kind=kind, size=(200, 150))
+        assert s.kind == kind and s.seed == seed
+        assert 1 <= len(s.dice) <= 25
+        for d in s.dice:
+            assert d.kind == kind
+            assert faces[d.value - 1] == d.face
+            assert d.printed in (allowed[d.face] if kind == "poker" else {d.face})
+            assert 0 <= d.rotation < 360 and 0 <= d.visible <= 1 and len(d.top_quad) == 4
+        ranks = [faces.index(f) for f in s.values.split()]
+        assert ranks == sorted(ranks) and len(ranks) == len(s.dice)
+        assert s.boxes.count(":") == len(s.dice)
+
+
+def test_printed_letters_follow_the_design() -> None:
+    s = render_scene(4, kind="poker", n_dice=12, size=(320, 240), style=SceneStyle(designs=(GERMAN,)))
+    for d in s.dice:
+        assert d.printed == GERMAN.printed[d.value - 1]
+
+
+def test_twenty_five_dice_fit() -> None:
+    s = render_scene(1, n_dice=25, size=(640, 480), style=SceneStyle(effects=False))
+    assert len(s.dice) == 25
+    boxes = np.array([d.box for d in s.dice])
+    assert (boxes[:, 2] - boxes[:, 0]).min() >= 8
+
+
+def test_train_and_test_pools_are_disjoint() -> None:
+    assert not set(TRAIN_BACKGROUNDS) & set(TEST_BACKGROUNDS)
+    assert not set(style_mod.TRAIN_FONTS) & set(style_mod.TEST_FONTS)
+    assert not set(style_mod.TRAIN_BODIES) & set(style_mod.TEST_BODIES)
+    train_hues = {h for lo, hi in style_mod.TRAIN_HUES for h in range(lo, hi)}
+    test_hues = {h for lo, hi in style_mod.TEST_HUES for h in range(lo, hi)}
+    assert not train_hues & test_hues
+    for kind in ("pip", "poker"):
+        fonts = {
+            sp: {sample_design(np.random.default_rng(i), kind, sp).font for i in range(60)} for sp in ("train", "test")
+        }
+        if kind == "poker":
+            assert fonts["train"] <= set(style_mod.TRAIN_FONTS) and fonts["test"] <= set(style_mod.TEST_FONTS)
+    for seed in range(8):
+        assert render_scene(seed, size=(64, 48), split="train").style.background in TRAIN_BACKGROUNDS
+        assert render_scene(seed, size=(64, 48), split="test").style.background in TEST_BACKGROUNDS
+
+
+def test_pinned_style_fields_are_kept() -> None:
+    s = render_scene(2, size=(160, 120), style=SceneStyle(background="tiles", tilt_deg=20.0, jpeg_quality=0))
+    assert s.style.background == "tiles" and s.style.tilt_deg == 20.0 and s.style.jpeg_quality == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"kind": "dice"},
+        {"split": "val"},
+        {"n_dice": 0},
+        {"n_dice": 41},
+        {"n_dice": True},
+        {"size": (8, 8)},
+        {"size": (640.0, 480)},
+        {"style": "wood"},
+    ],
+)
+def test_bad_arguments_are_refused(kwargs: dict) -> None:
+    with pytest.raises(ValueError):
+        render_scene(0, **kwargs)
+
+
+def test_bad_seed_and_style_are_refused() -> None:
+    with pytest.raises(ValueError):
+        render_scene(-1)
+    with pytest.raises(ValueError):
+        SceneStyle(background="lava")
+    with pytest.raises(ValueError):
+        SceneStyle(tilt_deg=80)
+    with pytest.raises(ValueError):
+        render_scene(0, kind="poker", style=SceneStyle(designs=(WHITE_PIPS,)))
+
+
+def test_render_face_is_a_centred_labelled_crop() -> None:
+    a = render_face(5, kind="poker", value=4, size=64)
+    b = render_face(5, kind="poker", value=4, size=64)
+    assert a.shape == (64, 64, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    img, label = render_face_labelled(5, kind="poker", value=4, size=64)
+    assert np.array_equal(img, a)
+    assert label.value == 4 and label.face == "Q"
+    x0, y0, x1, y1 = label.box
+    assert 0 <= x0 < x1 <= 64 and 0 <= y0 < y1 <= 64
+    assert max(x1 - x0, y1 - y0) >= 0.6 * 64
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    assert abs(cx - 32) < 8 and abs(cy - 32) < 8
+    for bad in ({"value": 7}, {"size": 8}, {"kind": "dice"}):
+        with pytest.raises(ValueError):
+            render_face(0, **bad)  # type: ignore[arg-type]

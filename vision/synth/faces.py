@@ -1,0 +1,357 @@
+"""Flat face textures of a die: pips, poker letters and numerals, suit symbols, court pictures.
+
+A texture is a square float32 BGRA array in 0..1; alpha carries the rounded corners. The 3D renderer warps it onto the
+cube, so the texture itself is always upright and straight-on.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.synth.style import BGR, DieDesign
+
+log = logging.getLogger(__name__)
+
+FONT_DIRS = (
+    Path("/usr/share/fonts/truetype/dejavu"),
+    Path("/usr/share/fonts/truetype/liberation"),
+    Path("/usr/share/fonts/truetype/liberation2"),
+    Path("/usr/share/fonts/truetype"),
+    Path("/usr/share/fonts"),
+)
+
+TEXTURE_SIZES = (24, 32, 48, 64, 96, 128, 192, 256, 384)
+
+
+def texture_size_for(px: float) -> int:
+    """The smallest cached texture at least as large as a face that is ``px`` pixels wide on screen."""
+    for t in TEXTURE_SIZES:
+        if t >= px * 1.2:
+            return t
+    return TEXTURE_SIZES[-1]
+
+
+@functools.lru_cache(maxsize=64)
+def _font_file(name: str) -> Path | None:
+    for d in FONT_DIRS:
+        p = d / name
+        if p.is_file():
+            return p
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _pil_font(name: str, px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    path = _font_file(name)
+    if path is not None:
+        try:
+            return ImageFont.truetype(str(path), px)
+        except OSError:
+            log.warning("font %s unreadable, using Pillow's default", path)
+    return ImageFont.load_default(px)
+
+
+@functools.lru_cache(maxsize=512)
+def glyph(font: tuple[str, str | int], text: str, stroke: float = 0.0) -> np.ndarray:
+    """Tight uint8 mask of ``text`` about 128 px tall. Falls back to Pillow's built-in font when a TTF is missing."""
+    ref = 128
+    if font[0] == "hershey":
+        face = int(font[1])
+        scale = cv2.getFontScaleFromHeight(face, ref, 1)
+        thick = max(2, int(ref * (0.09 + stroke)))
+        (w, h), base = cv2.getTextSize(text, face, scale, thick)
+        canvas = np.zeros((h + base + 2 * thick + 8, w + 2 * thick + 8), np.uint8)
+        cv2.putText(canvas, text, (thick + 4, h + thick + 4), face, scale, 255, thick, cv2.LINE_AA)
+    else:
+        pil_font = _pil_font(str(font[1]), ref)
+        sw = int(ref * stroke)
+        box = pil_font.getbbox(text, stroke_width=sw)
+        img = Image.new("L", (int(box[2] - box[0]) + 8, int(box[3] - box[1]) + 8), 0)
+        ImageDraw.Draw(img).text(
+            (4 - box[0], 4 - box[1]), text, fill=255, font=pil_font, stroke_width=sw, stroke_fill=255
+        )
+        canvas = np.asarray(img)
+    ys, xs = np.nonzero(canvas > 20)
+    if len(xs) == 0:  # a font without the glyph: Hershey always has it
+        return glyph(("hershey", 0), text, stroke)
+    return np.ascontiguousarray(canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
+
+
+def _paste_mask(
+    canvas: np.ndarray,
+    color: BGR,
+    mask: np.ndarray,
+    cx: float,
+    cy: float,
+    h: float,
+    w: float | None = None,
+    flip: bool = False,
+) -> None:
+    """Blend ``color`` into ``canvas`` through ``mask`` scaled to height ``h`` (and width ``w``) centred at cx, cy."""
+    mh, mw = mask.shape
+    if w is None:
+        w = h * mw / mh
+    hi, wi = max(1, round(h)), max(1, round(w))
+    m = cv2.resize(mask, (wi, hi), interpolation=cv2.INTER_AREA if hi < mh else cv2.INTER_LINEAR)
+    if flip:
+        m = m[::-1, ::-1]
+    x0, y0 = round(cx - wi / 2), round(cy - hi / 2)
+    H, W = canvas.shape[:2]
+    sx0, sy0 = max(0, -x0), max(0, -y0)
+    x0c, y0c = max(0, x0), max(0, y0)
+    x1c, y1c = min(W, x0 + wi), min(H, y0 + hi)
+    if x1c <= x0c or y1c <= y0c:
+        return
+    a = m[sy0 : sy0 + (y1c - y0c), sx0 : sx0 + (x1c - x0c)].astype(np.float32)[..., None] / 255.0
+    roi = canvas[y0c:y1c, x0c:x1c].astype(np.float32)
+    canvas[y0c:y1c, x0c:x1c] = (roi * (1 - a) + np.array(color, np.float32) * a + 0.5).astype(np.uint8)
+
+
+SHIFT = 4
+ONE = 1 << SHIFT
+
+
+def _pts(points: list[tuple[float, float]], cx: float, cy: float, s: float, flip: bool) -> np.ndarray:
+    k = -1.0 if flip else 1.0
+    return np.array([[round((cx + k * x * s) * ONE), round((cy + k * y * s) * ONE)] for x, y in points], np.int32)
+
+
+def _circle(img: np.ndarray, cx: float, cy: float, r: float, color: BGR) -> None:
+    cv2.circle(img, (round(cx * ONE), round(cy * ONE)), max(1, round(r * ONE)), color, -1, cv2.LINE_AA, SHIFT)
+
+
+def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float, color: BGR, flip: bool = False) -> None:
+    """A card suit symbol of half-height ``size`` centred at cx, cy (drawn upside down when ``flip``)."""
+    s = size
+    k = -1.0 if flip else 1.0
+
+    def circ(x: float, y: float, r: float) -> None:
+        _circle(img, cx + k * x * s, cy + k * y * s, r * s, color)
+
+    def poly(points: list[tuple[float, float]]) -> None:
+        cv2.fillPoly(img, [_pts(points, cx, cy, s, flip)], color, cv2.LINE_AA, SHIFT)
+
+    if suit == "diamond":
+        poly([(0, -1), (0.72, 0), (0, 1), (-0.72, 0)])
+    elif suit == "heart":
+        circ(-0.42, -0.42, 0.5)
+        circ(0.42, -0.42, 0.5)
+        poly([(-0.9, -0.25), (0.9, -0.25), (0, 1.0)])
+    elif suit == "spade":
+        circ(-0.42, 0.2, 0.46)
+        circ(0.42, 0.2, 0.46)
+        poly([(-0.87, 0.05), (0.87, 0.05), (0, -1.0)])
+        poly([(0, 0.2), (0.3, 1.0), (-0.3, 1.0)])
+    else:  # club
+        circ(0, -0.5, 0.38)
+        circ(-0.45, 0.12, 0.38)
+        circ(0.45, 0.12, 0.38)
+        poly([(0, -0.1), (0.28, 1.0), (-0.28, 1.0)])
+
+
+def pip_positions(n: int, spread: float) -> list[tuple[float, float]]:
+    """Pip centres of face ``n`` in face units (-0.5..0.5), the classic layout."""
+    q = spread
+    layouts = {
+        1: [(0.0, 0.0)],
+        2: [(-q, -q), (q, q)],
+        3: [(-q, -q), (0.0, 0.0), (q, q)],
+        4: [(-q, -q), (q, -q), (-q, q), (q, q)],
+        5: [(-q, -q), (q, -q), (0.0, 0.0), (-q, q), (q, q)],
+        6: [(-q, -q), (-q, 0.0), (-q, q), (q, -q), (q, 0.0), (q, q)],
+    }
+    return layouts[n]
+
+
+def _shade(c: BGR, k: float) -> BGR:
+    return (int(min(255, c[0] * k)), int(min(255, c[1] * k)), int(min(255, c[2] * k)))
+
+
+def _draw_pips(img: np.ndarray, design: DieDesign, rank: int, T: int) -> None:
+    ink = design.inks[rank - 1]
+    r = design.pip_scale * T
+    if rank == 1 and design.big_red_one:
+        r *= 2.1
+    dark_rim = _shade(design.body, 0.55)
+    for x, y in pip_positions(rank, design.pip_spread):
+        cx, cy = T / 2 + x * T, T / 2 + y * T
+        if design.layout == "square":
+            h = r * 0.92
+            pts = np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]]) * ONE
+            cv2.fillPoly(img, [pts.round().astype(np.int32)], ink, cv2.LINE_AA, SHIFT)
+            continue
+        # A drilled pip: a darker rim shows on the side facing away from the light.
+        _circle(img, cx - r * 0.08, cy - r * 0.08, r * 1.06, dark_rim)
+        _circle(img, cx, cy, r, ink)
+        if r > 6:
+            _circle(img, cx + r * 0.25, cy + r * 0.25, r * 0.45, _shade(ink, 1.25 if sum(ink) < 300 else 0.93))
+
+
+def _draw_court(img: np.ndarray, design: DieDesign, rank: int, T: int, ink: BGR) -> None:
+    """A simple double-headed court picture in the middle of the face, like a playing card."""
+    c1, c2, c3 = design.court_colors[0], design.court_colors[1], design.court_colors[2]
+    skin: BGR = (170, 200, 235)
+    x0, y0, x1, y1 = T * 0.26, T * 0.2, T * 0.74, T * 0.8
+    cv2.rectangle(
+        img,
+        (round(x0 * ONE), round(y0 * ONE)),
+        (round(x1 * ONE), round(y1 * ONE)),
+        ink,
+        max(1, round(T / 80)),
+        cv2.LINE_AA,
+        SHIFT,
+    )
+    cx, cy = T / 2, T / 2
+    s = T * 0.24
+    for flip in (False, True):
+        k = -1.0 if flip else 1.0
+
+        def P(pts: list[tuple[float, float]], k: float = k) -> np.ndarray:
+            return np.array([[round((cx + k * x * s) * ONE), round((cy + k * y * s) * ONE)] for x, y in pts], np.int32)
+
+        cv2.fillPoly(img, [P([(-0.85, -0.05), (0.85, -0.05), (0.6, -0.55), (-0.6, -0.55)])], c1, cv2.LINE_AA, SHIFT)
+        cv2.fillPoly(img, [P([(-0.25, -0.05), (0.25, -0.05), (0.15, -0.55), (-0.15, -0.55)])], c2, cv2.LINE_AA, SHIFT)
+        _circle(img, cx, cy + k * -0.72 * s, 0.2 * s, skin)
+        if rank == 5:  # king: a spiked crown
+            crown = [
+                (-0.25, -0.88),
+                (0.25, -0.88),
+                (0.3, -1.15),
+                (0.12, -1.0),
+                (0, -1.18),
+                (-0.12, -1.0),
+                (-0.3, -1.15),
+            ]
+            cv2.fillPoly(img, [P(crown)], c3, cv2.LINE_AA, SHIFT)
+        elif rank == 4:  # queen: a low tiara with a jewel
+            cv2.fillPoly(img, [P([(-0.22, -0.88), (0.22, -0.88), (0.16, -1.0), (-0.16, -1.0)])], c3, cv2.LINE_AA, SHIFT)
+            _circle(img, cx, cy + k * -1.04 * s, 0.06 * s, c1)
+        else:  # jack: a flat cap with a feather
+            cv2.fillPoly(img, [P([(-0.28, -0.86), (0.28, -0.86), (0.2, -1.02), (-0.2, -1.02)])], c2, cv2.LINE_AA, SHIFT)
+            cv2.line(
+                img,
+                tuple(P([(0.15, -0.95)])[0]),
+                tuple(P([(0.45, -1.2)])[0]),
+                c3,
+                max(1, round(T / 60)),
+                cv2.LINE_AA,
+                SHIFT,
+            )
+
+
+NINE_LAYOUT = [
+    (-0.22, -0.3),
+    (-0.22, -0.1),
+    (-0.22, 0.1),
+    (-0.22, 0.3),
+    (0.22, -0.3),
+    (0.22, -0.1),
+    (0.22, 0.1),
+    (0.22, 0.3),
+    (0.0, 0.0),
+]
+TEN_LAYOUT = [
+    (-0.22, -0.3),
+    (-0.22, -0.1),
+    (-0.22, 0.1),
+    (-0.22, 0.3),
+    (0.22, -0.3),
+    (0.22, -0.1),
+    (0.22, 0.1),
+    (0.22, 0.3),
+    (0.0, -0.2),
+    (0.0, 0.2),
+]
+
+
+def _draw_poker(img: np.ndarray, design: DieDesign, rank: int, T: int) -> None:
+    ink = design.inks[rank - 1]
+    text = design.printed[rank - 1]
+    suit = design.suits[rank - 1]
+    font = design.font
+    mask = glyph(font, text, design.stroke)
+    big_h = design.letter_height * T
+    max_w = 0.8 * T
+
+    def big_letter(cx: float, cy: float, h: float) -> None:
+        w = h * mask.shape[1] / mask.shape[0]
+        if w > max_w:
+            h, w = h * max_w / w, max_w
+        _paste_mask(img, ink, mask, cx, cy, h, w)
+
+    def corner_index(with_suit: bool) -> None:
+        h = T * 0.17
+        for flip in (False, True):
+            cx, cy = (T * 0.17, T * 0.17) if not flip else (T * 0.83, T * 0.83)
+            w = min(h * mask.shape[1] / mask.shape[0], T * 0.24)
+            _paste_mask(img, ink, mask, cx, cy, h, w, flip=flip)
+            if with_suit:
+                dy = -h * 0.95 if flip else h * 0.95
+                draw_suit(img, suit, cx, cy + dy, h * 0.32, ink, flip=flip)
+
+    layout = design.layout
+    if rank <= 2 and design.suit_symbols:
+        pattern = NINE_LAYOUT if rank == 1 else TEN_LAYOUT
+        for x, y in pattern:
+            draw_suit(img, suit, T / 2 + x * T * 1.05, T / 2 + y * T * 1.05, T * 0.065, ink, flip=y > 0.01)
+        if layout == "card":
+            corner_index(False)
+        return
+    if layout == "card":
+        if rank in (3, 4, 5):
+            _draw_court(img, design, rank, T, ink)
+            corner_index(True)
+        elif rank == 6:
+            draw_suit(img, suit, T / 2, T / 2, T * 0.2, ink)
+            corner_index(True)
+        else:
+            big_letter(T / 2, T / 2, big_h * 0.8)
+            corner_index(True)
+    elif layout == "letter_suit":
+        big_letter(T / 2, T * 0.44, big_h * 0.78)
+        draw_suit(img, suit, T / 2, T * 0.8, T * 0.085, ink)
+    else:
+        big_letter(T / 2, T / 2, big_h)
+
+
+@functools.lru_cache(maxsize=64)
+def _edge_profile(T: int, corner: float, bevel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Alpha with rounded corners, and a shading factor that darkens the rounded edges."""
+    r = corner * T
+    yy, xx = np.mgrid[0:T, 0:T].astype(np.float32) + 0.5
+    dx = np.maximum(np.maximum(r - xx, xx - (T - r)), 0)
+    dy = np.maximum(np.maximum(r - yy, yy - (T - r)), 0)
+    dist_out = np.sqrt(dx * dx + dy * dy) - r  # <0 inside the rounded square
+    inside = np.minimum(np.minimum(xx, T - xx), np.minimum(yy, T - yy))
+    inside = np.where(dist_out > -r, -dist_out, inside)  # distance to the rounded border
+    alpha = np.clip(inside + 0.5, 0, 1).astype(np.float32)
+    band = max(1.0, 0.12 * T)
+    t = np.clip(inside / band, 0, 1)
+    shade = (1 - bevel * (1 - t) ** 2).astype(np.float32)
+    return alpha, shade
+
+
+@functools.lru_cache(maxsize=384)
+def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """(BGRA float32 texture, ink mask float32) of face ``rank`` (1..6) at ``T`` x ``T`` pixels."""
+    if not 1 <= rank <= 6:
+        raise ValueError(f"rank must lie in 1..6, not {rank!r}.")
+    img = np.empty((T, T, 3), np.uint8)
+    img[:] = design.body
+    if design.kind == "pip":
+        _draw_pips(img, design, rank, T)
+    else:
+        _draw_poker(img, design, rank, T)
+    diff = np.abs(img.astype(np.int16) - np.array(design.body, np.int16)).max(axis=2)
+    ink = np.clip(diff.astype(np.float32) / 60.0, 0, 1)
+    alpha, shade = _edge_profile(T, design.corner, design.bevel)
+    out = np.empty((T, T, 4), np.float32)
+    out[..., :3] = img.astype(np.float32) * (shade[..., None] / 255.0)
+    out[..., 3] = alpha
+    return out, ink

@@ -1,0 +1,579 @@
+"""Scenes of dice on a table: rounded cubes under a tilted pinhole camera, with shadows, glare and photo effects."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.synth import effects
+from vision.synth.camera import Camera
+from vision.synth.faces import face_texture, texture_size_for
+from vision.synth.style import (
+    SPLITS,
+    TEST_BACKGROUNDS,
+    TRAIN_BACKGROUNDS,
+    DieDesign,
+    SceneStyle,
+    check_kind_split,
+    faces_of,
+    sample_design,
+)
+from vision.synth.tables import make_table
+
+KIND_CODE = {"pip": 1, "poker": 2}
+MAX_DICE = 40
+
+
+@dataclass(frozen=True)
+class SceneDie:
+    """One die in a rendered scene, with its exact label.
+
+    ``box`` is the whole die's outline as seen (top face plus any visible sides, rounded corners included), like the
+    rune55 labels, clipped to the image. ``top_box``/``top_quad`` cover the top face alone (corners in the order of
+    the printed face: its top-left, top-right, bottom-right, bottom-left). ``rotation`` is the angle in degrees,
+    clockwise, from image-up to the printed face's up direction. ``visible`` is the share of the top face that no
+    other die hides.
+    """
+
+    box: tuple[int, int, int, int]
+    value: int
+    face: str
+    printed: str
+    kind: str
+    rotation: float
+    top_box: tuple[int, int, int, int]
+    top_quad: tuple[tuple[float, float], ...]
+    visible: float
+    px: float  # the top face's side on screen, pixels
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # BGR uint8
+    dice: list[SceneDie]
+    kind: str
+    seed: int
+    split: str
+    style: SceneStyle = field(default_factory=SceneStyle)
+
+    @property
+    def values(self) -> str:
+        """Faces space-separated in rank order, as in labels.csv."""
+        order = faces_of(self.kind)
+        return " ".join(sorted((d.face for d in self.dice), key=order.index))
+
+    @property
+    def boxes(self) -> str:
+        """``x0,y0,x1,y1:face;...`` as in labels.csv."""
+        return ";".join(f"{d.box[0]},{d.box[1]},{d.box[2]},{d.box[3]}:{d.face}" for d in self.dice)
+
+
+@dataclass
+class _Die:
+    centre: np.ndarray  # table x, y
+    yaw: float
+    design: DieDesign
+    rank: int
+    side_ranks: tuple[int, int, int, int]  # faces +x, -x, +y, -y
+    side_turns: tuple[int, int, int, int]
+
+
+def rng_for(seed: int, kind: str, split: str, salt: int = 0) -> np.random.Generator:
+    """Train and test streams never meet: the split is part of the seed sequence."""
+    if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, not {seed!r}.")
+    return np.random.default_rng([int(seed), KIND_CODE[kind], SPLITS.index(split) + 11, salt, 0xD1CE])
+
+
+def _sides(design: DieDesign, rank: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+    opp = design.opposite[rank - 1]
+    rest = [r for r in range(1, 7) if r not in (rank, opp)]
+    a = rest[int(rng.integers(0, 4))]
+    b = design.opposite[a - 1]
+    c = next(r for r in rest if r not in (a, b))
+    d = design.opposite[c - 1]
+    return (a, b, c, d)
+
+
+def _rot(yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+# Faces as (normal, corner offsets TL, TR, BR, BL) in the die frame, die centre at origin, side 1.
+_H = 0.5
+_FACES = {
+    "top": ((0, 0, 1), ((-_H, _H, _H), (_H, _H, _H), (_H, -_H, _H), (-_H, -_H, _H))),
+    "+x": ((1, 0, 0), ((_H, -_H, _H), (_H, _H, _H), (_H, _H, -_H), (_H, -_H, -_H))),
+    "-x": ((-1, 0, 0), ((-_H, _H, _H), (-_H, -_H, _H), (-_H, -_H, -_H), (-_H, _H, -_H))),
+    "+y": ((0, 1, 0), ((_H, _H, _H), (-_H, _H, _H), (-_H, _H, -_H), (_H, _H, -_H))),
+    "-y": ((0, -1, 0), ((-_H, -_H, _H), (_H, -_H, _H), (_H, -_H, -_H), (-_H, -_H, -_H))),
+}
+_CIRCLE = np.stack(
+    [np.cos(np.linspace(0, 2 * math.pi, 12, endpoint=False)), np.sin(np.linspace(0, 2 * math.pi, 12, endpoint=False))],
+    axis=1,
+)
+
+
+def _footprint(c: np.ndarray, yaw: float) -> np.ndarray:
+    r = _rot(yaw)[:2, :2]
+    sq = np.array([[-_H, -_H], [_H, -_H], [_H, _H], [-_H, _H]])
+    return np.asarray(sq @ r.T + c)
+
+
+def _overlap(a: tuple[np.ndarray, float], b: tuple[np.ndarray, float], gap: float = 0.0) -> bool:
+    """Separating-axis test of two unit squares (centre, yaw) on the table, with a required ``gap``."""
+    d = b[0] - a[0]
+    for yaw in (a[1], b[1]):
+        for n in ((math.cos(yaw), math.sin(yaw)), (-math.sin(yaw), math.cos(yaw))):
+            ra = _H * (
+                abs(n[0] * math.cos(a[1]) + n[1] * math.sin(a[1])) + abs(-n[0] * math.sin(a[1]) + n[1] * math.cos(a[1]))
+            )
+            rb = _H * (
+                abs(n[0] * math.cos(b[1]) + n[1] * math.sin(b[1])) + abs(-n[0] * math.sin(b[1]) + n[1] * math.cos(b[1]))
+            )
+            if abs(d[0] * n[0] + d[1] * n[1]) >= ra + rb + gap - 1e-9:
+                return False
+    return True
+
+
+def _rounded(corners: np.ndarray, rho: float) -> np.ndarray:
+    """Points on a square face (4 corners, 3D) with its corners rounded by ``rho`` in the face's plane."""
+    c = corners.mean(axis=0)
+    e1 = (corners[1] - corners[0]) / np.linalg.norm(corners[1] - corners[0])
+    e2 = (corners[3] - corners[0]) / np.linalg.norm(corners[3] - corners[0])
+    h = _H - rho
+    out = [
+        c + (sx * h + rho * cx) * e1 + (sy * h + rho * cy) * e2
+        for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        for cx, cy in _CIRCLE
+    ]
+    return np.array(out)
+
+
+_FACE_CORNERS = {name: np.array(corners, np.float64) for name, (_n, corners) in _FACES.items()}
+
+
+def _silhouette(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.ndarray:
+    """Outline of the die as drawn on screen: the hull of its six faces, each with rounded corners."""
+    local = (
+        np.concatenate([_rounded(c, rho) for c in _FACE_CORNERS.values()])
+        if rho > 0
+        else np.array([[x, y, z] for x in (-_H, _H) for y in (-_H, _H) for z in (-_H, _H)])
+    )
+    uv, _ = cam.project(local @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
+    return np.asarray(cv2.convexHull(uv.astype(np.float32))[:, 0, :], np.float64)
+
+
+def _top_outline(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.ndarray:
+    """Outline of the top face as drawn on screen, rounded corners included."""
+    uv, _ = cam.project(_rounded(_FACE_CORNERS["top"], rho) @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
+    return np.asarray(cv2.convexHull(uv.astype(np.float32))[:, 0, :], np.float64)
+
+
+def _densify(poly: np.ndarray, step: float = 4.0) -> np.ndarray:
+    out = []
+    n = len(poly)
+    for i in range(n):
+        a, b = poly[i], poly[(i + 1) % n]
+        k = max(1, int(np.linalg.norm(b - a) / step))
+        t = np.arange(k)[:, None] / k
+        out.append(a + t * (b - a))
+    return np.concatenate(out)
+
+
+def _choose_n(rng: np.random.Generator) -> int:
+    r = rng.random()
+    if r < 0.15:
+        return int(rng.integers(1, 3))
+    if r < 0.7:
+        return int(rng.integers(3, 7))
+    if r < 0.9:
+        return int(rng.integers(7, 13))
+    return int(rng.integers(13, 26))
+
+
+def _draw_style(
+    rng: np.random.Generator, kind: str, split: str, style: SceneStyle, n: int, size: tuple[int, int]
+) -> SceneStyle:
+    W, H = size
+    backgrounds = TRAIN_BACKGROUNDS if split == "train" else TEST_BACKGROUNDS
+    tilt = float(rng.uniform(0, 12)) if rng.random() < 0.45 else float(rng.uniform(12, 42))
+    fit = math.sqrt(0.35 * W * H / max(n, 1)) / 1.5
+    hi = min(0.6 * min(W, H), fit, 420.0 * max(W, H) / 640)
+    lo = min(max(10.0, 0.04 * min(W, H)), hi * 0.9)
+    die_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+    n_designs = 1 if rng.random() < 0.8 else 2
+    designs = tuple(sample_design(rng, kind, split) for _ in range(n_designs))
+    fx = rng.random() < 0.95 if style.effects else False
+    return style.resolved(
+        background=backgrounds[int(rng.integers(0, len(backgrounds)))],
+        tilt_deg=tilt,
+        fov_deg=float(rng.uniform(45, 78)),
+        die_px=die_px,
+        designs=designs,
+        touching=float(rng.choice([0.0, 0.2, 0.5])),
+        shadows=bool(rng.random() < 0.85),
+        distractors=bool(rng.random() < 0.3),
+        blur=float(rng.choice([0.0, rng.uniform(0.3, 1.0), rng.uniform(1.0, 2.2)], p=[0.45, 0.4, 0.15])) if fx else 0.0,
+        motion_blur=float(rng.uniform(2, 7)) if fx and rng.random() < 0.12 else 0.0,
+        noise=float(rng.uniform(0.005, 0.05)) if fx else 0.0,
+        jpeg_quality=int(rng.integers(35, 96)) if fx and rng.random() < 0.8 else 0,
+        fisheye=float(rng.uniform(0.1, 0.6)) if fx and rng.random() < 0.12 else 0.0,
+        greyscale=bool(fx and rng.random() < 0.12),
+        vignette=float(rng.uniform(0, 0.5)) if fx else 0.0,
+    )
+
+
+def _place(
+    rng: np.random.Generator,
+    cam: Camera,
+    n: int,
+    style: SceneStyle,
+    allowed: np.ndarray | None,
+    keep_out: list[tuple[float, float, float]],
+) -> list[tuple[np.ndarray, float]] | None:
+    W, H = cam.width, cam.height
+    placed: list[tuple[np.ndarray, float]] = []
+    margin = 2.0
+    touching = style.touching or 0.0
+    for _ in range(n):
+        for _try in range(80):
+            if placed and rng.random() < touching:
+                c0, y0 = placed[int(rng.integers(0, len(placed)))]
+                yaw = y0 + (rng.uniform(-0.12, 0.12) if rng.random() < 0.6 else rng.uniform(0, math.pi / 2))
+                axis = y0 + int(rng.integers(0, 4)) * math.pi / 2 + rng.uniform(-0.3, 0.3)
+                d = np.array([math.cos(axis), math.sin(axis)])
+                step = 1.0
+                while step < 1.6 and _overlap((c0, y0), (c0 + d * step, yaw)):
+                    step += 0.01
+                c = c0 + d * (step + rng.uniform(0, 0.03))
+            else:
+                uv = np.array([[rng.uniform(0.03, 0.97) * W, rng.uniform(0.03, 0.97) * H]])
+                c = cam.ray_to_plane(uv, _H)[0, :2]
+                yaw = rng.uniform(0, 2 * math.pi)
+            if any(_overlap((c, yaw), p, 0.0) for p in placed):
+                continue
+            if any(math.hypot(c[0] - x, c[1] - y) < r for x, y, r in keep_out):
+                continue
+            if allowed is not None:
+                fp = _footprint(c, yaw)
+                poly = allowed.astype(np.float32)
+                if any(cv2.pointPolygonTest(poly, (float(x), float(y)), False) < 0 for x, y in fp):
+                    continue
+            sil = _silhouette(cam, c, yaw, 0.0)
+            if (
+                sil[:, 0].min() < margin
+                or sil[:, 1].min() < margin
+                or sil[:, 0].max() > W - margin
+                or sil[:, 1].max() > H - margin
+            ):
+                continue
+            placed.append((c, float(yaw)))
+            break
+        else:
+            return None
+    return placed
+
+
+def _paste(
+    img: np.ndarray,
+    rgba: np.ndarray,
+    x0: int,
+    y0: int,
+    shade: np.ndarray | float,
+    alpha_scale: np.ndarray | float = 1.0,
+) -> np.ndarray:
+    """Blend a warped BGRA patch at (x0, y0); returns the alpha actually used."""
+    h, w = rgba.shape[:2]
+    roi = img[y0 : y0 + h, x0 : x0 + w]
+    a = rgba[..., 3:4] * alpha_scale
+    roi *= 1 - a
+    roi += rgba[..., :3] * shade * a
+    return a[..., 0]
+
+
+def _warp_face(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
+    T = tex.shape[0]
+    src = np.array([[-0.5, -0.5], [T - 0.5, -0.5], [T - 0.5, T - 0.5], [-0.5, T - 0.5]], np.float32)
+    dst = (quad - 0.5 - np.array([x0, y0])).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(
+        tex, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0)
+    )
+
+
+def render(
+    seed: int,
+    kind: str,
+    n_dice: int | None,
+    size: tuple[int, int],
+    split: str,
+    style: SceneStyle | None,
+    *,
+    centre_die: bool = False,
+    top_rank: int | None = None,
+) -> Scene:
+    check_kind_split(kind, split)
+    if (not isinstance(size, tuple | list)) or len(size) != 2 or not all(isinstance(v, int) for v in size):
+        raise ValueError(f"size must be (width, height) ints, not {size!r}.")
+    W, H = int(size[0]), int(size[1])
+    if not (16 <= W <= 8192 and 16 <= H <= 8192):
+        raise ValueError(f"size must lie between 16 and 8192 pixels a side, not {W}x{H}.")
+    if n_dice is not None and (isinstance(n_dice, bool) or not isinstance(n_dice, int) or not 1 <= n_dice <= MAX_DICE):
+        raise ValueError(f"n_dice must be an int in 1..{MAX_DICE}, not {n_dice!r}.")
+    if style is not None and not isinstance(style, SceneStyle):
+        raise ValueError(f"style must be a SceneStyle, not {type(style).__name__}.")
+    rng = rng_for(seed, kind, split)
+    n = n_dice if n_dice is not None else _choose_n(rng)
+    st = _draw_style(rng, kind, split, style or SceneStyle(), n, (W, H))
+    assert st.designs and st.die_px and st.fov_deg is not None and st.tilt_deg is not None
+    for design in st.designs:
+        if design.kind != kind:
+            raise ValueError(f"a {design.kind} design in a {kind} scene.")
+    focal = W / 2 / math.tan(math.radians(st.fov_deg) / 2)
+    roll = float(rng.uniform(-math.pi, math.pi))
+    die_px = st.die_px
+    cam = Camera(W, H, focal, math.radians(st.tilt_deg), roll, focal / die_px + _H)
+    table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors) and not centre_die)
+    placed = None
+    if centre_die:
+        c = cam.ray_to_plane(np.array([[W / 2, H / 2]]), 1.0)[0, :2]
+        placed = [(c, float(rng.uniform(0, 2 * math.pi)))]
+        for _ in range(n - 1):  # neighbours touching the centre die, partly in view
+            yaw = placed[0][1] + rng.uniform(-0.2, 0.2)
+            ax = placed[0][1] + int(rng.integers(0, 4)) * math.pi / 2 + rng.uniform(-0.5, 0.5)
+            way = np.array([math.cos(ax), math.sin(ax)])
+            step = 1.0
+            while any(_overlap(p, (c + way * step, yaw)) for p in placed):
+                step += 0.02
+            placed.append((c + way * (step + rng.uniform(0, 0.2)), float(yaw)))
+    else:
+        for _attempt in range(12):
+            placed = _place(rng, cam, n, st, table.allowed, table.keep_out)
+            if placed is not None:
+                break
+            die_px *= 0.85
+            cam = Camera(W, H, focal, cam.tilt, roll, focal / die_px + _H)
+            table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors))
+        if placed is None:
+            raise RuntimeError(f"could not place {n} dice in {W}x{H}")  # pragma: no cover - shrinking always fits
+        st = replace(st, die_px=die_px)
+    img = table.image
+    # Light: direction towards the light, elevation 35..85 degrees.
+    az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
+    light = np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
+    ambient = rng.uniform(0.35, 0.65)
+    dice: list[_Die] = []
+    designs = st.designs or (sample_design(rng, kind, split),)
+    for j, (c, yaw) in enumerate(placed):
+        design = designs[int(rng.integers(0, len(designs)))]
+        rank = int(rng.integers(1, 7))
+        if j == 0 and top_rank is not None:
+            rank = top_rank
+        turns = rng.integers(0, 4, 4)
+        dice.append(
+            _Die(
+                np.asarray(c),
+                yaw,
+                design,
+                rank,
+                _sides(design, rank, rng),
+                (int(turns[0]), int(turns[1]), int(turns[2]), int(turns[3])),
+            )
+        )
+    if st.shadows:
+        _shadows(rng, img, cam, dice, light)
+    labels = _draw_dice(rng, img, cam, dice, light, ambient)
+    return _finish(rng, img, labels, st, kind, seed, split)
+
+
+def _shadows(rng: np.random.Generator, img: np.ndarray, cam: Camera, dice: list[_Die], light: np.ndarray) -> None:
+    W, H = cam.width, cam.height
+    scale = 4 if min(W, H) >= 256 else 1
+    cast = np.zeros((H // scale + 1, W // scale + 1), np.uint8)
+    contact = np.zeros_like(cast)
+    px = []
+    for d in dice:
+        verts = np.array([[x, y, z] for x in (-_H, _H) for y in (-_H, _H) for z in (0.0, 1.0)])
+        world = verts @ _rot(d.yaw).T + np.array([d.centre[0], d.centre[1], 0.0])
+        flat = world - (world[:, 2:3] / light[2]) * light[None, :]
+        uv, _ = cam.project(flat)
+        hull = cv2.convexHull(uv.astype(np.float32))[:, 0, :] / scale
+        cv2.fillConvexPoly(cast, np.round(hull * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+        fp = np.concatenate([_footprint(d.centre, d.yaw) * 1.0, np.zeros((4, 1))], axis=1)
+        fuv, _ = cam.project(fp)
+        cv2.fillConvexPoly(contact, np.round(fuv / scale * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+        px.append(np.linalg.norm(fuv[1] - fuv[0]))
+    size = float(np.median(px)) / scale
+    soft = cv2.GaussianBlur(cast, (0, 0), max(0.6, size * rng.uniform(0.08, 0.35))).astype(np.float32) / 255
+    tight = cv2.GaussianBlur(contact, (0, 0), max(0.6, size * 0.12)).astype(np.float32) / 255
+    m = np.maximum(soft * rng.uniform(0.25, 0.6), tight * rng.uniform(0.4, 0.7))
+    if scale > 1:
+        m = cv2.resize(m, (W // scale * scale + scale, H // scale * scale + scale), interpolation=cv2.INTER_LINEAR)
+    img *= (1 - m[:H, :W])[..., None]
+
+
+def _draw_dice(
+    rng: np.random.Generator, img: np.ndarray, cam: Camera, dice: list[_Die], light: np.ndarray, ambient: float
+) -> list[dict[str, Any]]:
+    W, H = cam.width, cam.height
+    cpos = cam.centre
+    top_lit = ambient + (1 - ambient) * light[2]
+    # Glare: where the mirror image of the light falls on the plane of the top faces.
+    refl = np.array([-light[0], -light[1], light[2]])
+    t = (cpos[2] - 1.0) / refl[2]
+    glare_at = (cpos - t * refl)[:2]
+    glare_sigma = rng.uniform(0.6, 2.5)
+    depth = [cam.project(np.array([[d.centre[0], d.centre[1], _H]]))[1][0] for d in dice]
+    order = np.argsort(-np.array(depth))
+    ids = np.full((H, W), -1, np.int16)
+    out: list[dict[str, Any]] = [{} for _ in dice]
+    for i in order:
+        d = dice[i]
+        design = d.design
+        rho = design.corner * 0.9
+        rot = _rot(d.yaw)
+        origin = np.array([d.centre[0], d.centre[1], _H])
+        sil = _silhouette(cam, d.centre, d.yaw, rho)
+        x0, y0 = max(0, math.floor(sil[:, 0].min()) - 1), max(0, math.floor(sil[:, 1].min()) - 1)
+        x1, y1 = min(W, math.ceil(sil[:, 0].max()) + 1), min(H, math.ceil(sil[:, 1].max()) + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        w, h = x1 - x0, y1 - y0
+        roi = img[y0:y1, x0:x1]
+        # Body behind the faces: the rounded edges, in a darker shade of the body.
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(mask, np.round((sil - 0.5 - [x0, y0]) * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+        a = (mask.astype(np.float32) / 255.0)[..., None] * design.opacity
+        edge = np.array(design.body, np.float32)[::1] / 255.0 * (0.55 + 0.25 * ambient)
+        roi *= 1 - a
+        roi += edge * a
+        ids[y0:y1, x0:x1][mask > 127] = -2
+        faces = []
+        for name, (normal, corners) in _FACES.items():
+            n = rot @ np.array(normal, np.float64)
+            fc = origin + rot @ np.mean(np.array(corners), axis=0)
+            if n @ (cpos - fc) <= 1e-6:
+                continue
+            world = np.array(corners) @ rot.T + origin
+            uv, z = cam.project(world)
+            faces.append((name, n, uv, float(np.mean(z))))
+        faces.sort(key=lambda f: -f[3])
+        for name, n, uv, _z in faces:
+            lit = (ambient + (1 - ambient) * max(0.0, float(n @ light))) / top_lit
+            if name == "top":
+                rank, turn = d.rank, 0
+            else:
+                k = ("+x", "-x", "+y", "-y").index(name)
+                rank, turn = d.side_ranks[k], d.side_turns[k]
+            side = float(max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[1])))
+            tex, ink = face_texture(design, rank, texture_size_for(side))
+            quad = np.roll(uv, -turn, axis=0) if turn else uv
+            warped = _warp_face(tex, quad, x0, y0, w, h)
+            alpha_scale: np.ndarray | float = 1.0
+            if design.opacity < 1:
+                wink = _warp_face(np.dstack([ink, ink, ink, ink]), quad, x0, y0, w, h)[..., :1]
+                alpha_scale = design.opacity + (1 - design.opacity) * wink
+            if name == "top":
+                shade = np.full((h, w, 1), lit, np.float32)
+                spec = np.zeros((h, w, 1), np.float32)
+                gl = design.glossy * rng.uniform(0.6, 1.0)
+                if gl > 0.05:
+                    hom = cam.plane_homography(1.0)
+                    gh, gw = max(2, h // 6), max(2, w // 6)
+                    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float64)
+                    grid = np.stack([x0 + xx * w / (gw - 1), y0 + yy * h / (gh - 1)], axis=-1).reshape(1, -1, 2)
+                    pts = cv2.perspectiveTransform(grid, np.linalg.inv(hom))[0]
+                    dist2 = ((pts - glare_at) ** 2).sum(axis=1).reshape(gh, gw).astype(np.float32)
+                    small = gl * np.exp(-dist2 / (2 * glare_sigma**2))
+                    spec = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+                    shade = shade + spec * 1.5
+                used = _paste(roi, warped, 0, 0, shade, alpha_scale)
+                if gl > 0.05:  # white specular on top of ink too
+                    roi += spec * 0.6 * (used[..., None] > 0.5)
+                top = used > 0.5
+                ids[y0:y1, x0:x1][top] = i
+                quad_img = uv  # TL, TR, BR, BL of the printed face
+                outline = _top_outline(cam, d.centre, d.yaw, rho)
+                out[i] = {"sil": sil, "quad": quad_img, "outline": outline, "area": int(top.sum()), "die": d}
+            else:
+                _paste(roi, warped, 0, 0, lit, alpha_scale)
+                ids[y0:y1, x0:x1][warped[..., 3] > 0.5] = -2
+    np.clip(img, 0, 1.5, out=img)
+    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(dice))
+    for i, o in enumerate(out):
+        if o:
+            o["visible"] = float(counts[i]) / max(1, o["area"])
+    return [o for o in out if o]
+
+
+def _finish(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    labels: list[dict[str, Any]],
+    st: SceneStyle,
+    kind: str,
+    seed: int,
+    split: str,
+) -> Scene:
+    H, W = img.shape[:2]
+    if st.effects:
+        img *= effects.light_field(rng, W, H, float(rng.uniform(0.0, 0.5)), st.vignette or 0.0)[..., None]
+        gains = np.array([rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.85, 1.15)], np.float32)
+        img *= gains * rng.uniform(0.75, 1.2)
+    polys = [(_densify(o["sil"], 2.0), _densify(o["outline"], 2.0)) for o in labels]
+    if st.fisheye:
+        mx, my = effects.fisheye_maps(W, H, st.fisheye)
+        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        polys = [
+            (effects.fisheye_points(s, W, H, st.fisheye), effects.fisheye_points(q, W, H, st.fisheye)) for s, q in polys
+        ]
+    if st.blur:
+        img = cv2.GaussianBlur(img, (0, 0), st.blur)
+    if st.motion_blur:
+        img = cv2.filter2D(img, -1, effects.motion_kernel(st.motion_blur, rng.uniform(0, math.pi)))
+    if st.greyscale:
+        g = cv2.cvtColor(np.clip(img, 0, 1), cv2.COLOR_BGR2GRAY)
+        img = np.repeat(g[..., None], 3, axis=2)
+    if st.noise:
+        img = effects.sensor_noise(rng, img, st.noise)
+    out = np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
+    if st.jpeg_quality:
+        out = effects.jpeg(out, st.jpeg_quality)
+    dice = []
+    for o, (sil, quad) in zip(labels, polys, strict=True):
+        d: _Die = o["die"]
+        corners = o["quad"]
+        if st.fisheye:
+            corners = effects.fisheye_points(corners, W, H, st.fisheye)
+        up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
+        rotation = (math.degrees(math.atan2(up[0], -up[1])) + 360) % 360
+        side = float(np.mean([np.linalg.norm(corners[(k + 1) % 4] - corners[k]) for k in range(4)]))
+        dice.append(
+            SceneDie(
+                box=_box(sil, W, H),
+                value=d.rank,
+                face=faces_of(kind)[d.rank - 1],
+                printed=d.design.printed[d.rank - 1],
+                kind=kind,
+                rotation=round(rotation, 2),
+                top_box=_box(quad, W, H),
+                top_quad=tuple((round(float(x), 2), round(float(y), 2)) for x, y in corners),
+                visible=round(o["visible"], 4),
+                px=round(side, 2),
+            )
+        )
+    return Scene(out, dice, kind, seed, split, st)
+
+
+def _box(pts: np.ndarray, W: int, H: int) -> tuple[int, int, int, int]:
+    x0 = int(max(0, math.floor(pts[:, 0].min())))
+    y0 = int(max(0, math.floor(pts[:, 1].min())))
+    x1 = int(min(W, math.ceil(pts[:, 0].max())))
+    y1 = int(min(H, math.ceil(pts[:, 1].max())))
+    return (x0, y0, max(x1, x0 + 1), max(y1, y0 + 1))

@@ -1,0 +1,303 @@
+"""What a scene looks like, drawn from a seed: die designs, table, camera and photo effects.
+
+Train and test draw from disjoint pools (fonts, ink shades, body palettes, table textures and colour families), so a
+model trained on ``split="train"`` and measured on ``split="test"`` scenes is measured on designs it has never seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from vision.reading import KINDS, PIP_FACES, POKER_FACES
+
+SPLITS = ("train", "test")
+BGR = tuple[int, int, int]
+
+# Printed court letters by language, ranks 3, 4, 5 (J, Q, K); rank 6 is always "A".
+COURT_LETTERS = {"en": ("J", "Q", "K"), "de": ("B", "D", "K"), "fr": ("V", "D", "R")}
+SUITS = ("spade", "heart", "diamond", "club")
+
+# Fonts: ("ttf", file name) or ("hershey", cv2 font id with italic flag). Disjoint between splits.
+TRAIN_FONTS: tuple[tuple[str, str | int], ...] = (
+    ("ttf", "DejaVuSans-Bold.ttf"),
+    ("ttf", "DejaVuSerif-Bold.ttf"),
+    ("ttf", "DejaVuSansMono-Bold.ttf"),
+    ("ttf", "DejaVuSansCondensed-Bold.ttf"),
+    ("ttf", "DejaVuSerif.ttf"),
+    ("ttf", "DejaVuSans.ttf"),
+    ("hershey", 0),  # FONT_HERSHEY_SIMPLEX
+    ("hershey", 2),  # FONT_HERSHEY_DUPLEX
+    ("hershey", 4),  # FONT_HERSHEY_TRIPLEX
+)
+TEST_FONTS: tuple[tuple[str, str | int], ...] = (
+    ("ttf", "LiberationSans-Bold.ttf"),
+    ("ttf", "LiberationSerif-Bold.ttf"),
+    ("ttf", "LiberationMono-Bold.ttf"),
+    ("ttf", "LiberationSansNarrow-Bold.ttf"),
+    ("ttf", "LiberationSerif-Regular.ttf"),
+    ("hershey", 3),  # FONT_HERSHEY_COMPLEX
+    ("hershey", 16),  # FONT_HERSHEY_SIMPLEX | FONT_ITALIC
+)
+
+# Body colours (BGR). White and ivory dominate real sets, so both splits hold them, in different shades.
+TRAIN_BODIES: tuple[BGR, ...] = (
+    (245, 245, 245),
+    (232, 240, 246),
+    (210, 232, 240),
+    (40, 40, 200),
+    (60, 150, 40),
+    (170, 90, 30),
+    (25, 25, 25),
+    (40, 200, 230),
+    (30, 120, 230),
+    (200, 200, 200),
+    (60, 220, 160),
+    (150, 60, 120),
+)
+TEST_BODIES: tuple[BGR, ...] = (
+    (250, 250, 252),
+    (222, 236, 244),
+    (200, 225, 235),
+    (50, 60, 170),
+    (120, 50, 160),
+    (140, 140, 40),
+    (45, 45, 55),
+    (90, 200, 250),
+    (180, 130, 240),
+    (110, 110, 110),
+    (30, 90, 60),
+    (200, 160, 90),
+)
+# Ink: black and red are what real poker dice use, so both splits have them (different shades); extras differ.
+TRAIN_INKS: dict[str, BGR] = {
+    "black": (20, 20, 20),
+    "red": (40, 30, 200),
+    "blue": (150, 60, 20),
+    "green": (40, 110, 20),
+    "gold": (40, 170, 215),
+    "white": (240, 240, 240),
+}
+TEST_INKS: dict[str, BGR] = {
+    "black": (40, 30, 30),
+    "red": (60, 20, 170),
+    "blue": (110, 40, 40),
+    "green": (70, 90, 30),
+    "gold": (60, 150, 190),
+    "white": (230, 235, 235),
+}
+
+# Table textures per split, and the colour families each may take.
+TRAIN_BACKGROUNDS = ("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet")
+TEST_BACKGROUNDS = ("tiles", "marble", "tray_round", "gingham", "concrete", "wood_dark")
+BACKGROUNDS = TRAIN_BACKGROUNDS + TEST_BACKGROUNDS
+# Hue families (OpenCV hue 0..180) for coloured tables: interleaved so both splits span the circle but never share.
+TRAIN_HUES = ((0, 12), (25, 40), (55, 75), (95, 112), (130, 145), (165, 180))
+TEST_HUES = ((12, 25), (40, 55), (75, 95), (112, 130), (145, 165))
+
+
+@dataclass(frozen=True)
+class DieDesign:
+    """One die set's look. Hashable, so face textures can be cached per design."""
+
+    kind: str
+    body: BGR
+    inks: tuple[BGR, ...]  # ink per rank 1..6
+    printed: tuple[str, ...]  # what is printed per rank 1..6 ("9","10","B","D","K","A" for a German set)
+    font: tuple[str, str | int] = ("hershey", 0)
+    layout: str = "letter"  # pip: "round"|"square"; poker: "letter"|"card"|"letter_suit"
+    suit_symbols: bool = False  # poker 9 and 10 as nine/ten suit symbols instead of numerals
+    suits: tuple[str, ...] = ("spade", "heart", "club", "diamond", "spade", "spade")  # per rank
+    pip_scale: float = 0.11  # pip radius as a share of the face side
+    pip_spread: float = 0.27  # distance of the outer pips from the centre, share of the face side
+    big_red_one: bool = False
+    corner: float = 0.18  # corner radius, share of the face side
+    bevel: float = 0.25  # how strongly the rounded edges darken
+    opacity: float = 1.0  # below 1: translucent body
+    glossy: float = 0.3  # strength of specular highlights
+    letter_height: float = 0.62  # big letter height, share of the face side
+    stroke: float = 0.0  # extra stroke width for TTF letters, share of the letter height
+    court_colors: tuple[BGR, ...] = ((40, 30, 200), (150, 60, 20), (40, 170, 215))
+    opposite: tuple[int, ...] = (6, 5, 4, 3, 2, 1)  # rank opposite each rank 1..6
+
+
+@dataclass(frozen=True)
+class SceneStyle:
+    """Scene-wide choices. Every field left at None is drawn from the seed; set fields to pin them (tests, demos).
+
+    ``effects=False`` switches off every photo effect (light gradient, vignetting, white balance, blur, noise,
+    JPEG, fisheye, greyscale) for clean images; set single effect fields to force them on or off.
+    """
+
+    background: str | None = None
+    tilt_deg: float | None = None  # camera tilt from straight down
+    fov_deg: float | None = None  # horizontal field of view
+    die_px: float | None = None  # side of a die near the image centre, pixels
+    designs: tuple[DieDesign, ...] | None = None
+    touching: float | None = None  # chance that a die is placed against another
+    shadows: bool | None = None
+    distractors: bool | None = None
+    effects: bool = True
+    blur: float | None = None  # defocus sigma, pixels
+    motion_blur: float | None = None  # streak length, pixels
+    noise: float | None = None  # sensor noise sigma, 0..1 scale
+    jpeg_quality: int | None = None  # 0: no JPEG round trip
+    fisheye: float | None = None  # barrel distortion coefficient, 0: none
+    greyscale: bool | None = None
+    vignette: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.background is not None and self.background not in BACKGROUNDS:
+            raise ValueError(f"background must be one of {BACKGROUNDS}, not {self.background!r}.")
+        if self.tilt_deg is not None and not 0 <= self.tilt_deg <= 60:
+            raise ValueError(f"tilt_deg must lie in [0, 60], not {self.tilt_deg!r}.")
+        if self.fov_deg is not None and not 20 <= self.fov_deg <= 120:
+            raise ValueError(f"fov_deg must lie in [20, 120], not {self.fov_deg!r}.")
+        if self.die_px is not None and not 4 <= self.die_px <= 2000:
+            raise ValueError(f"die_px must lie in [4, 2000], not {self.die_px!r}.")
+        if self.jpeg_quality is not None and not 0 <= self.jpeg_quality <= 100:
+            raise ValueError(f"jpeg_quality must lie in [0, 100], not {self.jpeg_quality!r}.")
+        if self.fisheye is not None and not 0 <= self.fisheye <= 1:
+            raise ValueError(f"fisheye must lie in [0, 1], not {self.fisheye!r}.")
+        if self.designs is not None and not self.designs:
+            raise ValueError("designs, when given, must hold at least one DieDesign.")
+
+    def resolved(self, **drawn: Any) -> SceneStyle:
+        """Fill the fields still None from ``drawn``; pinned fields win."""
+        names = {f.name for f in fields(self)}
+        return replace(self, **{k: v for k, v in drawn.items() if k in names and getattr(self, k) is None})
+
+
+def check_kind_split(kind: str, split: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}.")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}.")
+
+
+def faces_of(kind: str) -> tuple[str, ...]:
+    return PIP_FACES if kind == "pip" else POKER_FACES
+
+
+def _jitter(rng: np.random.Generator, color: BGR, amount: int) -> BGR:
+    c = np.clip(np.array(color) + rng.integers(-amount, amount + 1, 3), 0, 255)
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _luma(c: BGR) -> float:
+    return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
+
+
+def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
+    """A die set as sold: body colour, ink, pip geometry or poker printing (letters, font, layout)."""
+    bodies = TRAIN_BODIES if split == "train" else TEST_BODIES
+    inks = TRAIN_INKS if split == "train" else TEST_INKS
+    fonts = TRAIN_FONTS if split == "train" else TEST_FONTS
+    # White/ivory bodies most of the time, like real sets.
+    body = bodies[int(rng.integers(0, 3))] if rng.random() < 0.55 else bodies[int(rng.integers(0, len(bodies)))]
+    body = _jitter(rng, body, 10)
+    dark_body = _luma(body) < 110
+    opacity = 1.0 if rng.random() < 0.85 else float(rng.uniform(0.55, 0.8))
+    glossy = float(rng.uniform(0.0, 0.9))
+    corner = float(rng.uniform(0.08, 0.3))
+    bevel = float(rng.uniform(0.1, 0.45))
+    if kind == "pip":
+        if dark_body:
+            ink = inks["white"] if rng.random() < 0.7 else inks["gold"]
+        else:
+            r = rng.random()
+            ink = inks["black"] if r < 0.6 else inks["red"] if r < 0.75 else inks["white"] if r < 0.85 else inks["gold"]
+            if _luma(body) > 170 and ink in (inks["white"], inks["gold"]):
+                ink = inks["black"]
+            if abs(_luma(ink) - _luma(body)) < 50:
+                ink = inks["white"] if _luma(body) < 128 else inks["black"]
+        ink = _jitter(rng, ink, 12)
+        big_red_one = bool(rng.random() < 0.25)
+        return DieDesign(
+            kind="pip",
+            body=body,
+            inks=(_jitter(rng, inks["red"], 10) if big_red_one else ink,) + (ink,) * 5,
+            printed=PIP_FACES,
+            layout="round" if rng.random() < 0.85 else "square",
+            pip_scale=float(rng.uniform(0.085, 0.13)),
+            pip_spread=float(rng.uniform(0.22, 0.3)),
+            big_red_one=big_red_one,
+            corner=corner,
+            bevel=bevel,
+            opacity=opacity,
+            glossy=glossy,
+            opposite=(6, 5, 4, 3, 2, 1),
+        )
+    lang = ("en", "de", "fr")[int(rng.choice(3, p=[0.5, 0.25, 0.25]))]
+    j, q, k = COURT_LETTERS[lang]
+    printed = ("9", "10", j, q, k, "A")
+    black, red = inks["black"], inks["red"]
+    if dark_body:
+        black = inks["white"] if rng.random() < 0.7 else inks["gold"]
+        red = inks["gold"] if rng.random() < 0.5 else inks["white"]
+    scheme = rng.random()
+    suits = tuple(SUITS[int(i)] for i in rng.integers(0, 4, 6))
+    if scheme < 0.45:  # alternating red and black
+        start = int(rng.integers(0, 2))
+        ink_list = [red if (i + start) % 2 else black for i in range(6)]
+    elif scheme < 0.6:
+        ink_list = [black] * 6
+    elif scheme < 0.7:
+        ink_list = [red] * 6
+    elif scheme < 0.85:  # by suit
+        ink_list = [red if s in ("heart", "diamond") else black for s in suits]
+    else:  # an extra colour in the set
+        extra = inks[("blue", "green", "gold")[int(rng.integers(0, 3))]]
+        if dark_body:
+            extra = inks["white"]
+        ink_list = [[black, red, extra][int(i)] for i in rng.integers(0, 3, 6)]
+    ink_list = [_jitter(rng, c, 12) for c in ink_list]
+    if scheme < 0.7 or scheme >= 0.85:
+        # Suits follow the ink where a set is alternating/uniform: red ink wears hearts or diamonds.
+        suits = tuple(
+            ("heart", "diamond")[int(rng.integers(0, 2))] if _is_red(c) else ("spade", "club")[int(rng.integers(0, 2))]
+            for c in ink_list
+        )
+    font = fonts[int(rng.integers(0, len(fonts)))]
+    layout = ("letter", "card", "letter_suit")[int(rng.choice(3, p=[0.45, 0.3, 0.25]))]
+    court = tuple(_jitter(rng, c, 20) for c in ((40, 30, 200), (150, 60, 20), (40, 170, 215), (40, 110, 20)))
+    pairs = rng.random()
+    opposite: tuple[int, ...]
+    if pairs < 0.7:
+        opposite = (2, 1, 4, 3, 6, 5)  # 9-10, J-Q, K-A
+    else:
+        perm = rng.permutation(6)
+        opp = [0] * 6
+        for a, b in zip(perm[0::2], perm[1::2], strict=True):
+            opp[a], opp[b] = int(b) + 1, int(a) + 1
+        opposite = tuple(opp)
+    return DieDesign(
+        kind="poker",
+        body=body,
+        inks=tuple(ink_list),
+        printed=printed,
+        font=font,
+        layout=layout,
+        suit_symbols=bool(rng.random() < 0.3),
+        suits=suits,
+        corner=corner,
+        bevel=bevel,
+        opacity=opacity,
+        glossy=glossy,
+        letter_height=float(rng.uniform(0.5, 0.72)),
+        stroke=float(rng.uniform(0.0, 0.06)) if rng.random() < 0.5 else 0.0,
+        court_colors=court,
+        opposite=opposite,
+    )
+
+
+def _is_red(c: BGR) -> bool:
+    return c[2] > 120 and c[2] > c[1] + 60 and c[2] > c[0] + 60
+
+
+def sample_hue(rng: np.random.Generator, split: str) -> float:
+    hues = TRAIN_HUES if split == "train" else TEST_HUES
+    lo, hi = hues[int(rng.integers(0, len(hues)))]
+    return float(rng.uniform(lo, hi))

@@ -1,0 +1,341 @@
+"""Procedural table tops (wood, felt, paper, cloth, trays, tiles...) drawn in table coordinates.
+
+Textures are made flat in a raster whose unit is the die side, then warped through the camera, so grain, grid lines
+and tiles shrink with distance like in a photo. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.synth.camera import Camera
+from vision.synth.style import BGR, sample_hue
+
+MAX_RASTER = 1024
+MAX_AREA = 0.8  # raster pixels per image pixel, at most
+
+
+@dataclass
+class Table:
+    image: np.ndarray  # float32 BGR 0..1, camera view of the table
+    allowed: np.ndarray | None = None  # polygon (N, 2) in table coordinates where dice may lie (trays)
+    keep_out: list[tuple[float, float, float]] = field(default_factory=list)  # discs (x, y, r) dice must avoid
+
+
+def _noise(rng: np.random.Generator, shape: tuple[int, int], cell: float) -> np.ndarray:
+    """Smooth value noise in 0..1 with features about ``cell`` raster pixels wide."""
+    h, w = shape
+    sh, sw = max(2, int(h / max(cell, 1e-3)) + 2), max(2, int(w / max(cell, 1e-3)) + 2)
+    small = rng.random((sh, sw), dtype=np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _fbm(rng: np.random.Generator, shape: tuple[int, int], cell: float, octaves: int = 4) -> np.ndarray:
+    out = np.zeros(shape, np.float32)
+    amp, total = 1.0, 0.0
+    for _ in range(octaves):
+        out += amp * _noise(rng, shape, cell)
+        total += amp
+        amp *= 0.5
+        cell /= 2
+        if cell < 1:
+            break
+    return out / total
+
+
+def _hsv(h: float, s: float, v: float) -> np.ndarray:
+    """A BGR colour in 0..1 from OpenCV-style hue (0..180), saturation and value in 0..1."""
+    px = np.array([[[h, s * 255, v * 255]]], np.float32).astype(np.uint8)
+    return np.asarray(cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0], np.float32) / 255.0
+
+
+def _mix(p: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
+    p3 = cv2.merge([p, p, p])
+    p3 *= (c1 - c0).astype(np.float32)
+    p3 += c0.astype(np.float32)
+    return np.asarray(p3)
+
+
+def _bgr(c: tuple[int, int, int]) -> np.ndarray:
+    return np.array(c, np.float32) / 255.0
+
+
+WOOD_TRAIN = (
+    ((150, 190, 220), (110, 150, 190)),
+    ((100, 150, 200), (60, 100, 150)),
+    ((60, 90, 130), (30, 50, 80)),
+    ((170, 205, 230), (130, 175, 210)),
+)
+WOOD_TEST = (
+    ((40, 55, 80), (20, 30, 45)),
+    ((120, 125, 130), (85, 90, 95)),
+    ((50, 70, 140), (30, 40, 95)),
+    ((30, 40, 50), (15, 20, 28)),
+)
+
+
+def _wood(
+    rng: np.random.Generator, shape: tuple[int, int], u: float, palettes: tuple[tuple[BGR, BGR], ...]
+) -> np.ndarray:
+    h, w = shape
+    c0, c1 = (_bgr(c) for c in palettes[int(rng.integers(0, len(palettes)))])
+    yy = np.arange(h, dtype=np.float32)[:, None] / u
+    warp = _noise(rng, shape, u * rng.uniform(1.5, 4)) * rng.uniform(0.3, 1.2)
+    period = rng.uniform(0.12, 0.45)
+    rings = 0.5 + 0.5 * np.sin(2 * math.pi * (yy + warp) / period)
+    rings = rings ** rng.uniform(1, 3)
+    streak = cv2.resize(
+        rng.random((max(2, h // 2), max(2, int(w / (u * 2)) + 2)), dtype=np.float32),
+        (w, h),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    p = 0.55 * rings + 0.3 * streak + 0.15 * _noise(rng, shape, u * 0.5)
+    img = _mix(np.clip(p, 0, 1), c0, c1)
+    if rng.random() < 0.5:  # planks
+        plank = rng.uniform(1.5, 5) * u
+        seams = (np.arange(h)[:, None] % int(max(plank, 4))) < max(1, u * 0.03)
+        img = np.where(seams[..., None], img * 0.55, img)
+    return img
+
+
+def _felt(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    hue = sample_hue(rng, split)
+    base = _hsv(hue, rng.uniform(0.35, 0.85), rng.uniform(0.2, 0.65))
+    p = 0.85 + 0.15 * _noise(rng, shape, u * 3) + 0.08 * (_noise(rng, shape, max(1.0, u * 0.04)) - 0.5)
+    return base[None, None, :] * p[..., None]
+
+
+def _paper(rng: np.random.Generator, shape: tuple[int, int], u: float, grid: bool) -> np.ndarray:
+    tint = _bgr((int(rng.integers(225, 255)), int(rng.integers(230, 255)), int(rng.integers(235, 256))))
+    p = 0.93 + 0.05 * _noise(rng, shape, u * 4) + 0.03 * (_noise(rng, shape, max(1.0, u * 0.03)) - 0.5)
+    img = tint[None, None, :] * p[..., None]
+    if grid:
+        h, w = shape
+        step = rng.uniform(0.15, 0.5) * u
+        line = _bgr(((200, 150, 100), (150, 150, 150), (150, 190, 150), (120, 120, 220))[int(rng.integers(0, 4))])
+        thick = max(1.0, u * rng.uniform(0.008, 0.02))
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        on = ((yy % step) < thick) | ((xx % step) < thick if rng.random() < 0.8 else False)
+        img = np.where(on[..., None], img * 0.4 + line * 0.6, img)
+    return img
+
+
+def _cloth(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    h, w = shape
+    hue = sample_hue(rng, split)
+    base = _hsv(hue, rng.uniform(0.2, 0.8), rng.uniform(0.3, 0.85))
+    period = max(2.0, u * rng.uniform(0.03, 0.08))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    weave = 0.5 + 0.25 * np.sin(2 * math.pi * xx / period) * np.sin(2 * math.pi * yy / period)
+    p = 0.75 + 0.2 * weave + 0.15 * _noise(rng, shape, u * 2)
+    folds = _noise(rng, shape, u * rng.uniform(2, 6))
+    return np.asarray(base[None, None, :] * (p * (0.8 + 0.3 * folds))[..., None])
+
+
+def _noise_table(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    c0 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.7), rng.uniform(0.2, 0.9))
+    c1 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.7), rng.uniform(0.2, 0.9))
+    return _mix(_fbm(rng, shape, u * rng.uniform(0.3, 3)), c0, c1)
+
+
+def _carpet(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    h, w = shape
+    cell = max(1.0, u * rng.uniform(0.03, 0.08))
+    sh, sw = int(h / cell) + 2, int(w / cell) + 2
+    palette = np.stack([_hsv(sample_hue(rng, split), rng.uniform(0.2, 0.8), rng.uniform(0.25, 0.8)) for _ in range(4)])
+    idx = rng.integers(0, 4, (sh, sw))
+    small = palette[idx].astype(np.float32)
+    img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return img * (0.8 + 0.3 * _noise(rng, shape, u * 2))[..., None]
+
+
+def _tiles(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    h, w = shape
+    size = rng.uniform(1.5, 5) * u
+    base = _hsv(sample_hue(rng, split), rng.uniform(0, 0.5), rng.uniform(0.4, 0.95))
+    grout = base * rng.uniform(0.4, 0.7)
+    nty, ntx = int(h / size) + 2, int(w / size) + 2
+    var = 1 + (rng.random((nty, ntx), dtype=np.float32) - 0.5) * 0.12
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ty, tx = (yy // size).astype(np.int32), (xx // size).astype(np.int32)
+    img = base[None, None, :] * var[ty, tx][..., None] * (0.95 + 0.08 * _noise(rng, shape, u))[..., None]
+    gw = max(1.0, u * rng.uniform(0.04, 0.12))
+    on = ((yy % size) < gw) | ((xx % size) < gw)
+    return np.where(on[..., None], grout[None, None, :], img)
+
+
+def _marble(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    _h, w = shape
+    c0 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.15), rng.uniform(0.75, 0.97))
+    c1 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.3), rng.uniform(0.2, 0.6))
+    xx = np.arange(w, dtype=np.float32)[None, :] / u
+    turb = _fbm(rng, shape, u * rng.uniform(1, 3), 5)
+    veins = np.abs(np.sin(xx * rng.uniform(0.3, 1.0) + turb * rng.uniform(6, 12))) ** rng.uniform(0.15, 0.4)
+    return _mix(1 - veins, c0, c1)
+
+
+def _gingham(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    h, w = shape
+    col = _hsv(sample_hue(rng, split), rng.uniform(0.5, 0.9), rng.uniform(0.4, 0.8))
+    white = _bgr((235, 240, 245))
+    step = rng.uniform(0.5, 1.5) * u
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = ((xx % (2 * step)) < step).astype(np.float32)
+    b = ((yy % (2 * step)) < step).astype(np.float32)
+    p = 0.5 * a + 0.5 * b
+    img = _mix(p, white, col)
+    return img * (0.9 + 0.15 * _noise(rng, shape, u * 3))[..., None]
+
+
+def _concrete(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.ndarray:
+    v = rng.uniform(0.35, 0.75)
+    p = v * (0.85 + 0.25 * _fbm(rng, shape, u * 2)) + 0.08 * (_noise(rng, shape, max(1.0, u * 0.03)) - 0.5)
+    pores = _noise(rng, shape, max(1.0, u * 0.05)) > 0.93
+    p = np.where(pores, p * 0.6, p)
+    tint = _bgr((int(rng.integers(200, 256)), int(rng.integers(200, 256)), int(rng.integers(200, 256))))
+    return np.asarray(p[..., None] * tint[None, None, :])
+
+
+def _tray(
+    rng: np.random.Generator,
+    shape: tuple[int, int],
+    u: float,
+    split: str,
+    round_: bool,
+    to_table: np.ndarray,
+    centre_rc: tuple[float, float],
+) -> tuple[np.ndarray, np.ndarray]:
+    """A dice tray: felt floor inside a leather rim, on another surface. Returns image and floor polygon (table)."""
+    _h, _w = shape
+    outside = _carpet(rng, shape, u, split) if rng.random() < 0.5 else _wood(rng, shape, u, WOOD_TRAIN)
+    img = outside
+    cy, cx = centre_rc
+    radius = rng.uniform(6, 11) * u
+    n = 64 if round_ else 6
+    phase = rng.uniform(0, math.pi)
+    ang = phase + np.arange(n) * 2 * math.pi / n
+    stretch = rng.uniform(0.8, 1.25)
+    outer = np.stack([cx + radius * stretch * np.cos(ang), cy + radius * np.sin(ang)], axis=1)
+    rim = rng.uniform(0.6, 1.2) * u
+    inner = np.stack([cx + (radius - rim) * stretch * np.cos(ang), cy + (radius - rim) * np.sin(ang)], axis=1)
+    leather = _hsv(sample_hue(rng, split), rng.uniform(0.3, 0.8), rng.uniform(0.15, 0.5))
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(outer * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    m = (mask.astype(np.float32) / 255)[..., None]
+    rim_tex = leather[None, None, :] * (0.8 + 0.3 * _noise(rng, shape, u * 0.7))[..., None]
+    img = img * (1 - m) + rim_tex * m
+    floor = _felt(rng, shape, u, split)
+    mask[:] = 0
+    cv2.fillPoly(mask, [np.round(inner * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    m = (cv2.GaussianBlur(mask, (0, 0), max(0.5, u * 0.08)).astype(np.float32) / 255)[..., None]
+    img = img * (1 - m) + floor * m
+    inner_tab = cv2.perspectiveTransform(inner[None].astype(np.float64), to_table)[0]
+    return img, inner_tab
+
+
+def _distractors(
+    rng: np.random.Generator, img: np.ndarray, u: float, to_table: np.ndarray, avoid_rc: tuple[float, float, float]
+) -> list[tuple[float, float, float]]:
+    """Coins, pencils, cards and a dark device edge lying flat on the table; returns discs for dice to avoid."""
+    h, w = img.shape[:2]
+    keep: list[tuple[float, float, float]] = []
+    for _ in range(int(rng.integers(1, 4))):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if math.hypot(cx - avoid_rc[1], cy - avoid_rc[0]) < avoid_rc[2]:
+            continue
+        what = rng.random()
+        if what < 0.35:  # coin
+            r = rng.uniform(0.4, 0.7) * u
+            col = _bgr(((60, 140, 190), (160, 160, 165), (50, 100, 150))[int(rng.integers(0, 3))])
+            cv2.circle(img, (round(cx * 16), round(cy * 16)), round(r * 16), col.tolist(), -1, cv2.LINE_AA, 4)
+            ring = max(1, round(u * 0.03))
+            cv2.circle(
+                img, (round(cx * 16), round(cy * 16)), round(r * 0.8 * 16), (col * 0.8).tolist(), ring, cv2.LINE_AA, 4
+            )
+            rad = r
+        else:
+            length = rng.uniform(2, 7) * u
+            width = rng.uniform(0.15, 0.35) * u if what < 0.65 else rng.uniform(1.5, 3) * u
+            ang = rng.uniform(0, math.pi)
+            ca, sa = math.cos(ang), math.sin(ang)
+            pts = np.array(
+                [[-length / 2, -width / 2], [length / 2, -width / 2], [length / 2, width / 2], [-length / 2, width / 2]]
+            ) @ np.array([[ca, sa], [-sa, ca]]) + [cx, cy]
+            if what < 0.65:
+                col = _bgr(((40, 180, 230), (180, 80, 40), (40, 40, 40), (60, 60, 200))[int(rng.integers(0, 4))])
+            elif what < 0.85:
+                col = _bgr((235, 238, 240))
+            else:
+                col = _bgr((45, 45, 50))
+            cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], col.tolist(), cv2.LINE_AA, 4)
+            rad = math.hypot(length, width) / 2
+        tab = cv2.perspectiveTransform(np.array([[[cx, cy]]], np.float64), to_table)[0, 0]
+        keep.append((float(tab[0]), float(tab[1]), rad / u + 0.8))
+    return keep
+
+
+def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, distractors: bool) -> Table:
+    """The table as the camera sees it (float32 BGR), plus where dice may lie."""
+    W, H = cam.width, cam.height
+    corners = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float64)
+    tab = cam.ray_to_plane(corners)[:, :2]
+    theta = rng.uniform(0, math.pi)
+    ct, st = math.cos(theta), math.sin(theta)
+    rot = np.array([[ct, -st], [st, ct]])  # texture frame -> table
+    tex = tab @ rot  # table -> texture frame (rot is orthonormal)
+    x0, y0 = (float(v) for v in tex.min(axis=0))
+    x1, y1 = (float(v) for v in tex.max(axis=0))
+    near = float(np.linalg.norm(tab[2] - tab[3]))
+    u = W / max(near, 1e-6)  # raster pixels per die side: the density at the near edge
+    u = min(u, MAX_RASTER / (x1 - x0), MAX_RASTER / (y1 - y0), math.sqrt(MAX_AREA * W * H / ((x1 - x0) * (y1 - y0))))
+    u = max(u, 2.0)
+    w, h = max(2, math.ceil((x1 - x0) * u)), max(2, math.ceil((y1 - y0) * u))
+    # raster (col, row) -> texture frame (x, y) -> table (x, y)
+    a = np.array([[1 / u, 0, x0], [0, -1 / u, y1], [0, 0, 1]])
+    r3 = np.eye(3)
+    r3[:2, :2] = rot
+    to_table = r3 @ a
+    to_image = cam.plane_homography() @ to_table
+    shape = (h, w)
+    allowed = None
+    centre = cam.ray_to_plane(np.array([[W / 2, H / 2]]))[0, :2]
+    centre_rc = np.linalg.inv(to_table) @ np.array([centre[0], centre[1], 1.0])
+    crc = (float(centre_rc[1] / centre_rc[2]), float(centre_rc[0] / centre_rc[2]))
+    if kind == "wood":
+        img = _wood(rng, shape, u, WOOD_TRAIN)
+    elif kind == "wood_dark":
+        img = _wood(rng, shape, u, WOOD_TEST)
+    elif kind == "felt":
+        img = _felt(rng, shape, u, split)
+    elif kind == "paper":
+        img = _paper(rng, shape, u, False)
+    elif kind == "grid_paper":
+        img = _paper(rng, shape, u, True)
+    elif kind == "cloth":
+        img = _cloth(rng, shape, u, split)
+    elif kind == "noise":
+        img = _noise_table(rng, shape, u, split)
+    elif kind == "carpet":
+        img = _carpet(rng, shape, u, split)
+    elif kind == "tiles":
+        img = _tiles(rng, shape, u, split)
+    elif kind == "marble":
+        img = _marble(rng, shape, u, split)
+    elif kind == "gingham":
+        img = _gingham(rng, shape, u, split)
+    elif kind == "concrete":
+        img = _concrete(rng, shape, u)
+    elif kind in ("tray_hex", "tray_round"):
+        img, allowed = _tray(rng, shape, u, split, kind == "tray_round", to_table, crc)
+    else:
+        raise ValueError(f"unknown background {kind!r}")
+    img = np.ascontiguousarray(img, dtype=np.float32)
+    keep: list[tuple[float, float, float]] = []
+    if distractors and allowed is None:
+        keep = _distractors(rng, img, u, to_table, (crc[0], crc[1], 2.5 * u))
+    out = cv2.warpPerspective(img, to_image, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return Table(out, allowed, keep)
