@@ -1,0 +1,45 @@
+"""End to end: generated scenes shaken then still, read by the real dice reader through the settle logic."""
+
+import numpy as np
+import pytest
+
+from vision.camera import CameraSession, reader_for
+from vision.settle import SettleConfig
+
+reader_mod = pytest.importorskip("vision.reader")
+synth = pytest.importorskip("vision.synth")
+MODELS = [reader_mod.MODEL_DIR / reader_mod.DETECTOR_FILE, reader_mod.MODEL_DIR / reader_mod.CLASSIFIER_FILE]
+pytestmark = pytest.mark.skipif(
+    not all(p.is_file() for p in MODELS), reason="the dice reader's model files are not in models/ yet"
+)
+
+
+def shaken_then_still(image: np.ndarray, seed: int, fps: float = 30.0) -> list[tuple[np.ndarray, float]]:
+    """A few frames of the dice moving (the scene jolted about), then a second of stillness with sensor noise."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for _ in range(6):
+        dx, dy = (int(v) for v in rng.integers(-40, 40, 2))
+        frames.append(np.roll(image, (dy, dx), axis=(0, 1)))
+    for _ in range(round(fps)):
+        noisy = image.astype(np.int16) + rng.normal(0, 1.5, image.shape).astype(np.int16)
+        frames.append(np.clip(noisy, 0, 255).astype(np.uint8))
+    return [(f, i / fps) for i, f in enumerate(frames)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [11, 12])
+def test_real_reader_proposes_the_scene_dice(seed: int) -> None:
+    scene = synth.render_scene(seed, kind="pip", n_dice=5, size=(640, 480), split="test")
+    session = CameraSession(reader_for("pip"), config=SettleConfig(expected_dice=5))
+    proposals = [p for f, t in shaken_then_still(scene.image, seed) if (p := session.feed(f, t)) is not None]
+    assert len(proposals) == 1, session.status()
+    proposal = proposals[0]
+    truth = sorted(d.value for d in scene.dice)
+    # Every die the frames agreed on must be right; doubts are allowed, wrong certainty is not.
+    certain = [proposal.dice[p] for p in range(len(proposal.dice)) if p not in proposal.uncertain]
+    assert len(proposal.dice) == 5
+    remaining = list(truth)
+    for value in certain:
+        assert value in remaining, (proposal.dice, truth)
+        remaining.remove(value)
