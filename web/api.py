@@ -171,7 +171,13 @@ def me() -> Response:
 
 @bp.get("/games")
 def games_list() -> Response:
-    return ok(games=store_of().list_games(current_device(), everything=access.is_local()))
+    local = access.is_local()
+    games = store_of().list_games(current_device(), everything=local)
+    if local:
+        for entry in games:
+            if entry["role"] in ("none", "viewer"):
+                entry["role"] = "owner"
+    return ok(games=games)
 
 
 @bp.post("/games")

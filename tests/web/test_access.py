@@ -198,7 +198,7 @@ def test_host_browser_is_owner_of_every_game_only_when_configured(app: Flask, cl
     assert host.get(f"/api/games/{game['id']}").status_code == 403  # off by default (tests run on loopback)
     app.config["LOCAL_IS_OWNER"] = True
     assert host.get(f"/api/games/{game['id']}").json["you"]["role"] == "owner"
-    assert [g["id"] for g in host.get("/api/games").json["games"]] == [game["id"]]
+    assert [(g["id"], g["role"]) for g in host.get("/api/games").json["games"]] == [(game["id"], "owner")]
     remote = Device(app.test_client())
     remote.client.environ_base["REMOTE_ADDR"] = "192.168.1.50"
     assert remote.get(f"/api/games/{game['id']}").status_code == 403

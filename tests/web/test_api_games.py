@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -294,3 +295,24 @@ def test_games_survive_a_new_app_on_the_same_database(app: Flask, client: Device
     finally:
         second.extensions["becher.shutdown"]()
         second.extensions["becher.store"].close()
+
+
+def test_a_server_bug_answers_500_in_the_error_shape(tmp_path: Path) -> None:
+    app = create_app({"DATABASE": str(tmp_path / "b.sqlite3")})
+
+    def boom() -> str:
+        raise RuntimeError("a bug")
+
+    app.add_url_rule("/api/boom", "boom", boom)
+    try:
+        r = app.test_client().get("/api/boom")
+        assert r.status_code == 500
+        assert r.json == {
+            "ok": False,
+            "error": "Something went wrong on the server; try again, and report it if it repeats.",
+            "status": 500,
+            "code": "server",
+        }
+    finally:
+        app.extensions["becher.shutdown"]()
+        app.extensions["becher.store"].close()
