@@ -133,3 +133,11 @@ def test_bone_plays_with_poker_dice_when_set() -> None:
     with pytest.raises(MalformedInput, match="pip face"):
         throw(log, 1, ("1", "2", "3", "4", "5"))
     assert log.rules.view(log.state)["stage"]["hands"][0]["faces"] == ["A", "A", "A", "K", "K"]
+
+
+def test_bone_rule_3_faq_three_sixes_beat_three_fours() -> None:
+    log = game(2, rounds=1)
+    hands(log, [(0, (4, 4, 4, 1, 2)), (1, (6, 6, 6, 1, 2))])
+    first = log.rules.view(log.state)["history"][0]
+    assert first["best"] == [1] and first["points"] == [20, 20]  # same points, higher dice shown best
+    assert log.outcome() is None and log.state.kind == "extra"  # the best hand does not break a tie in totals
