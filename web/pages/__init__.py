@@ -7,9 +7,19 @@ number a page shows comes from one place, in the reader's language.
 
 from __future__ import annotations
 
-from flask import Flask
+from dataclasses import dataclass
+
+from flask import Flask, render_template
 
 from web.pages import i18n
+from web.pages.data import NotMember
+
+
+@dataclass(frozen=True)
+class JoinPage:
+    """Template context of ``join.html``: the game this device tried to open without having joined it."""
+
+    game_id: str
 
 
 def register(app: Flask) -> None:
@@ -26,3 +36,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(start_bp)
     app.register_blueprint(table_bp)
     app.register_blueprint(phone_bp)
+
+    @app.errorhandler(NotMember)
+    def _not_member(exc: NotMember) -> tuple[str, int]:
+        return render_template("join.html", ctx=JoinPage(exc.game_id)), 403

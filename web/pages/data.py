@@ -29,6 +29,14 @@ class Loaded:
         return self.role in WRITE_ROLES and self.game.get("status") != "finished"
 
 
+class NotMember(Exception):
+    """This device has not joined the game (and the game has no public view): the page offers to join."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(game_id)
+        self.game_id = game_id
+
+
 def store() -> Any:
     from web.api import store_of
 
@@ -54,7 +62,7 @@ def load(game_id: str) -> Loaded:
         abort(404)
     role = role_in(st, row, device())
     if role not in READ_ROLES:
-        abort(403)
+        raise NotMember(game_id)
     return Loaded(game, role, row.code)
 
 

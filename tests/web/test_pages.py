@@ -1,0 +1,364 @@
+"""The pages through Flask's test client: every page renders for every game and language, with its typed context,
+and the basics of accessibility (lang attribute, a label for every control, alt on every image)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask, template_rendered
+from flask.testing import FlaskClient
+from markupsafe import escape
+
+from companion.core import all_rules, rules_for
+from web.app import create_app
+from web.pages.i18n import CODES, COOKIE
+from web.pages.model import build_choices
+
+WRITE = {"X-Becher": "1"}
+GAMES = [r.id for r in all_rules()]
+PIP_THROWS = [[2, 2, 5, 6, 1], [4, 4, 4, 3, 1], [6, 5, 3, 3, 2]]
+
+
+@pytest.fixture(scope="module")
+def pages_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    db = tmp_path_factory.mktemp("pages") / "becher.sqlite3"
+    app = create_app({"TESTING": True, "DATABASE": str(db)})
+    yield app
+    app.extensions["becher.shutdown"]()
+    app.extensions["becher.store"].close()
+
+
+@pytest.fixture(scope="module")
+def owner(pages_app: Flask) -> FlaskClient:
+    return pages_app.test_client()
+
+
+def players_for(game: str) -> list[str]:
+    rules = rules_for(game)
+    return ["Anna", "Ben", "Cleo"][: max(rules.min_players, min(3, rules.max_players))]
+
+
+def play_some(client: FlaskClient, game_id: str, steps: int) -> dict[str, Any]:
+    """Play ``steps`` actions chosen from the game's own options (dice where a choice needs them)."""
+    game: dict[str, Any] = client.get(f"/api/games/{game_id}").json["game"]
+    for step in range(steps):
+        state = game["state"]
+        rules = rules_for(state["game"])
+        choices = build_choices(rules, state["options"])
+        if not choices:
+            break
+        choice = next((c for c in choices if "dice" not in c.needs), choices[0]) if step % 2 else choices[0]
+        action = dict(choice.action)
+        if "dice" in choice.needs:
+            action["dice"] = PIP_THROWS[step % len(PIP_THROWS)][: choice.dice_count]
+        if "held" in choice.needs:
+            action["held"] = []
+        r = client.post(
+            f"/api/games/{game_id}/actions", json={"seen": state["actions"], "action": action}, headers=WRITE
+        )
+        assert r.status_code == 201, (action, r.json)
+        game = r.json["game"]
+    return game
+
+
+@pytest.fixture(scope="module")
+def games(owner: FlaskClient) -> dict[str, str]:
+    """One game of each kind, a few actions in."""
+    out = {}
+    for game in GAMES:
+        r = owner.post("/api/games", json={"game": game, "players": players_for(game)}, headers=WRITE)
+        assert r.status_code == 201, r.json
+        game_id = r.json["game"]["id"]
+        play_some(owner, game_id, 3)
+        out[game] = game_id
+    return out
+
+
+class Page(HTMLParser):
+    """Collects what the accessibility checks need from one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.html_lang: str | None = None
+        self.controls: list[dict[str, str | None]] = []
+        self.label_for: set[str] = set()
+        self.images: list[dict[str, str | None]] = []
+        self.ids: list[str] = []
+        self._label_depth = 0
+        self.buttons: list[dict[str, Any]] = []
+        self._button: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.append(str(a["id"]))
+        if tag == "html":
+            self.html_lang = a.get("lang")
+        elif tag == "label":
+            self._label_depth += 1
+            if a.get("for"):
+                self.label_for.add(str(a["for"]))
+        elif tag in ("input", "select", "textarea") and a.get("type") not in ("hidden", "submit"):
+            self.controls.append({**a, "_wrapped": "1" if self._label_depth else None})
+        elif tag == "img":
+            self.images.append(a)
+        elif tag == "button":
+            self._button = {**a, "_text": ""}
+        if self._button is not None and tag == "img" and a.get("alt"):
+            self._button["_text"] += str(a["alt"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "label":
+            self._label_depth -= 1
+        elif tag == "button" and self._button is not None:
+            self.buttons.append(self._button)
+            self._button = None
+
+    def handle_data(self, data: str) -> None:
+        if self._button is not None:
+            self._button["_text"] += data
+
+
+def parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    return page
+
+
+def check_accessible(html: str, lang: str) -> None:
+    page = parse(html)
+    assert page.html_lang == lang
+    for control in page.controls:
+        named = control.get("aria-label") or control.get("_wrapped") or control.get("id") in page.label_for
+        assert named, f"control without a label: {control}"
+    for img in page.images:
+        assert img.get("alt") is not None, f"image without alt: {img}"
+    for button in page.buttons:
+        assert button["_text"].strip() or button.get("aria-label"), f"button without a name: {button}"
+    duplicates = {i for i in page.ids if page.ids.count(i) > 1}
+    assert not duplicates, f"duplicate ids: {duplicates}"
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_start_page_renders_every_game_in_every_language(owner: FlaskClient, lang: str) -> None:
+    r = owner.get("/", headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    check_accessible(html, lang)
+    for rules in all_rules():
+        assert f'value="{rules.id}"' in html
+        for setting in rules.settings:
+            assert f'id="set-{rules.id}-{setting.name}"' in html
+
+
+def test_start_page_explains_each_setting_in_german(owner: FlaskClient) -> None:
+    html = owner.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    for rules in all_rules():
+        assert rules.name_de in html
+        for setting in rules.settings:
+            assert str(escape(setting.help_de)) in html
+
+
+@pytest.mark.parametrize("lang", CODES)
+@pytest.mark.parametrize("game", GAMES)
+def test_every_page_renders_for_every_game_and_language(
+    owner: FlaskClient, games: dict[str, str], game: str, lang: str
+) -> None:
+    game_id = games[game]
+    for path in (f"/table/{game_id}", f"/phone/{game_id}", f"/history/{game_id}"):
+        r = owner.get(path, headers={"Accept-Language": lang})
+        assert r.status_code == 200, path
+        check_accessible(r.get_data(as_text=True), lang)
+    for path in (f"/table/{game_id}/part", f"/phone/{game_id}/part"):
+        r = owner.get(path, headers={"Accept-Language": lang})
+        assert r.status_code == 200, path
+        assert "<html" not in r.get_data(as_text=True)
+
+
+class Rendered:
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.contexts: list[tuple[str, dict[str, Any]]] = []
+
+    def __enter__(self) -> Rendered:
+        template_rendered.connect(self._record, self.app)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        template_rendered.disconnect(self._record, self.app)
+
+    def _record(self, sender: Flask, template: Any, context: dict[str, Any], **extra: Any) -> None:
+        self.contexts.append((template.name, context))
+
+    def ctx(self, name: str) -> Any:
+        return next(c["ctx"] for n, c in self.contexts if n == name)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_table_context_is_the_typed_game_as_the_api_sees_it(
+    pages_app: Flask, owner: FlaskClient, games: dict[str, str], game: str
+) -> None:
+    from web.pages.table import TablePage
+
+    game_id = games[game]
+    api = owner.get(f"/api/games/{game_id}").json["game"]
+    with Rendered(pages_app) as seen:
+        owner.get(f"/table/{game_id}")
+    ctx = seen.ctx("table.html")
+    assert isinstance(ctx, TablePage)
+    assert {f.name for f in dataclasses.fields(ctx)} == {f.name for f in dataclasses.fields(TablePage)}
+    page = ctx.page
+    state = api["state"]
+    assert page.game == game and page.id == game_id
+    assert page.to_move == state["to_move"]
+    assert page.seen == state["actions"]
+    assert [p.name for p in page.players] == state["players"]
+    assert [(c.kind, c.player) for c in page.choices] == [(o["action"], o["player"]) for o in state["options"]]
+    assert [p.colour for p in page.players] == [f"pc{i}" for i in range(len(state["players"]))]
+    assert ctx.join_code and ctx.join_code in ctx.join_url
+    assert "<svg" in str(ctx.qr_svg)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_choice_on_the_phone_is_an_action_the_game_accepts(owner: FlaskClient, game: str) -> None:
+    """The actions the pages build from options are accepted as they are (dice added where the page asks)."""
+    r = owner.post("/api/games", json={"game": game, "players": players_for(game)}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    game_json = play_some(owner, game_id, 1)
+    state = game_json["state"]
+    choices = build_choices(rules_for(game), state["options"])
+    assert choices, "a game one action in has something to do"
+    for choice in choices:
+        action = dict(choice.action)
+        if "dice" in choice.needs:
+            action["dice"] = [3, 3, 4, 4, 6][: choice.dice_count]
+        if "held" in choice.needs:
+            action["held"] = []
+        check = owner.post(
+            f"/api/games/{game_id}/actions", json={"seen": state["actions"], "action": action}, headers=WRITE
+        )
+        assert check.status_code == 201, (choice, check.json)
+        undo = owner.post(f"/api/games/{game_id}/undo", json={"seen": state["actions"] + 1}, headers=WRITE)
+        assert undo.status_code == 200
+
+
+def test_phone_shows_points_of_each_choice(owner: FlaskClient) -> None:
+    r = owner.post("/api/games", json={"game": "bone", "players": ["Anna", "Ben"]}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    owner.post(
+        f"/api/games/{game_id}/actions",
+        json={"seen": 0, "action": {"type": "throw", "player": 0, "dice": [5, 5, 5, 2, 2]}},
+        headers=WRITE,
+    )
+    html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Full House" in html
+    assert re.search(r'class="pts"[^>]*>\s*35\s*<', html)
+    html_en = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Full house" in html_en
+
+
+def test_language_switch_sets_cookie_and_returns_to_the_page(owner: FlaskClient) -> None:
+    r = owner.post("/lang", data={"lang": "de", "next": "/?x=1"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("/?x=1")
+    assert f"{COOKIE}=de" in r.headers["Set-Cookie"]
+    html = owner.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert '<html lang="de"' in html and "Neues Spiel" in html
+    owner.post("/lang", data={"lang": "en"})
+    assert '<html lang="en"' in owner.get("/").get_data(as_text=True)
+    owner.delete_cookie(COOKIE)
+
+
+def test_language_switch_refuses_unknown_languages_and_foreign_targets(owner: FlaskClient) -> None:
+    r = owner.post("/lang", data={"lang": "xx", "next": "https://evil.example/"})
+    assert r.status_code == 303 and r.headers["Location"] == "/"
+    assert "Set-Cookie" not in r.headers or f"{COOKIE}=" not in r.headers.get("Set-Cookie", "")
+    r = owner.post("/lang", data={"lang": "fr", "next": "//evil.example/x"})
+    assert r.headers["Location"] == "/"
+    owner.delete_cookie(COOKIE)
+
+
+def test_browser_language_is_used_without_a_choice(pages_app: Flask) -> None:
+    fresh = pages_app.test_client()
+    assert '<html lang="pl"' in fresh.get("/", headers={"Accept-Language": "pl-PL,pl;q=0.9"}).get_data(as_text=True)
+    assert '<html lang="en"' in fresh.get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+
+
+def test_theme_switch(owner: FlaskClient) -> None:
+    owner.post("/theme", data={"theme": "contrast"})
+    assert 'data-theme="contrast"' in owner.get("/").get_data(as_text=True)
+    owner.post("/theme", data={"theme": "nonsense"})
+    assert 'data-theme="contrast"' in owner.get("/").get_data(as_text=True)
+    owner.post("/theme", data={"theme": "auto"})
+
+
+def test_a_device_that_has_not_joined_is_offered_to_join(pages_app: Flask, games: dict[str, str]) -> None:
+    stranger = pages_app.test_client()
+    for path in (f"/phone/{games['bone']}", f"/table/{games['bone']}"):
+        r = stranger.get(path)
+        assert r.status_code == 403
+        html = r.get_data(as_text=True)
+        assert 'id="join-code"' in html
+        assert "Anna" not in html
+
+
+def test_unknown_game_is_404(owner: FlaskClient) -> None:
+    assert owner.get("/table/nosuchgame").status_code == 404
+    assert owner.get("/phone/nosuchgame/part").status_code == 404
+
+
+def test_table_shows_the_winner_and_rematch_at_the_end(owner: FlaskClient) -> None:
+    r = owner.post(
+        "/api/games", json={"game": "bone", "players": ["Anna", "Ben"], "settings": {"rounds": 1}}, headers=WRITE
+    )
+    game_id = r.json["game"]["id"]
+    actions = [
+        {"type": "throw", "player": 0, "dice": [6, 6, 6, 6, 6]},
+        {"type": "stand", "player": 0},
+        {"type": "throw", "player": 1, "dice": [1, 2, 4, 5, 5]},
+        {"type": "stand", "player": 1},
+    ]
+    for seen, action in enumerate(actions):
+        r = owner.post(f"/api/games/{game_id}/actions", json={"seen": seen, "action": action}, headers=WRITE)
+        assert r.status_code == 201, r.json
+    html = owner.get(f"/table/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Anna wins!" in html and "data-rematch" in html
+    html = owner.get(f"/table/{game_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Anna gewinnt!" in html
+
+
+def test_face_pictures_exist_for_every_face() -> None:
+    root = Path(__file__).resolve().parents[2] / "web" / "static" / "faces"
+    for face in ["1", "2", "3", "4", "5", "6"]:
+        assert (root / f"pip-{face}.svg").read_text().startswith("<svg")
+    for face in ["9", "10", "J", "Q", "K", "A"]:
+        text = (root / f"poker-{face}.svg").read_text()
+        assert text.startswith("<svg") and f"<title>{face}</title>" in text
+
+
+def test_catalogs_are_complete_compiled_and_keep_placeholders() -> None:
+    """Every language has every phrase of the pages, with the same %(name)s placeholders, and its .mo is current."""
+    from babel.messages.mofile import read_mo
+    from babel.messages.pofile import read_po
+
+    root = Path(__file__).resolve().parents[2] / "web" / "translations"
+    with (root / "messages.pot").open("rb") as f:
+        wanted = {m.id for m in read_po(f) if m.id}
+    for lang in CODES:
+        with (root / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+            po = {m.id: m.string for m in read_po(f) if m.id}
+        with (root / lang / "LC_MESSAGES" / "messages.mo").open("rb") as f:
+            mo = {m.id: m.string for m in read_mo(f) if m.id}
+        assert wanted <= set(po), (lang, sorted(wanted - set(po))[:5])
+        for msgid in wanted:
+            assert po[msgid], (lang, msgid)
+            assert sorted(re.findall(r"%\((\w+)\)s", msgid)) == sorted(re.findall(r"%\((\w+)\)s", po[msgid])), (
+                lang,
+                msgid,
+            )
+            assert mo.get(msgid) == po[msgid], (lang, msgid, "run pybabel compile -d web/translations")
