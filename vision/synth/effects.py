@@ -107,7 +107,7 @@ def noise_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 def sensor_noise(rng: np.random.Generator, img: np.ndarray, sigma: float) -> np.ndarray:
     """Noise stronger in the dark, partly grainy (full resolution) and partly blotchy (half resolution)."""
     h, w = img.shape[:2]
-    fine = noise_field(rng, h, w)
     coarse = cv2.resize(noise_field(rng, max(1, h // 2), max(1, w // 2)), (w, h), interpolation=cv2.INTER_LINEAR)
-    noise = cv2.addWeighted(np.ascontiguousarray(fine), 0.5 * sigma, coarse, 0.5 * sigma, 0.0)
-    return np.asarray(img + noise * (1.2 - 0.6 * np.clip(img, 0, 1)))
+    noise = np.asarray(coarse, np.float32) + noise_field(rng, h, w)
+    noise *= 1.2 - 0.6 * img
+    return np.asarray(cv2.scaleAdd(noise, 0.5 * sigma, img))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -141,31 +142,31 @@ def _overlap(a: tuple[np.ndarray, float], b: tuple[np.ndarray, float], gap: floa
     return True
 
 
+_SIGNS = np.repeat(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]), len(_CIRCLE), axis=0)
+_ROUND = np.tile(_CIRCLE, (4, 1))
+
+
 def _rounded(corners: np.ndarray, rho: float) -> np.ndarray:
     """Points on a square face (4 corners, 3D) with its corners rounded by ``rho`` in the face's plane."""
     c = corners.mean(axis=0)
-    e1 = (corners[1] - corners[0]) / np.linalg.norm(corners[1] - corners[0])
-    e2 = (corners[3] - corners[0]) / np.linalg.norm(corners[3] - corners[0])
-    h = _H - rho
-    out = [
-        c + (sx * h + rho * cx) * e1 + (sy * h + rho * cy) * e2
-        for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
-        for cx, cy in _CIRCLE
-    ]
-    return np.array(out)
+    e1 = corners[1] - corners[0]
+    e2 = corners[3] - corners[0]  # unit length: faces are unit squares
+    coef = _SIGNS * (_H - rho) + _ROUND * rho
+    return np.asarray(c + coef[:, :1] * e1 + coef[:, 1:] * e2)
 
 
 _FACE_CORNERS = {name: np.array(corners, np.float64) for name, (_n, corners) in _FACES.items()}
+_CUBE = np.array([[x, y, z] for x in (-_H, _H) for y in (-_H, _H) for z in (-_H, _H)])
+
+
+@functools.lru_cache(maxsize=64)
+def _die_points(rho: float) -> np.ndarray:
+    return np.concatenate([_rounded(c, rho) for c in _FACE_CORNERS.values()]) if rho > 0 else _CUBE
 
 
 def _silhouette(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.ndarray:
     """Outline of the die as drawn on screen: the hull of its six faces, each with rounded corners."""
-    local = (
-        np.concatenate([_rounded(c, rho) for c in _FACE_CORNERS.values()])
-        if rho > 0
-        else np.array([[x, y, z] for x in (-_H, _H) for y in (-_H, _H) for z in (-_H, _H)])
-    )
-    uv, _ = cam.project(local @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
+    uv, _ = cam.project(_die_points(rho) @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
     return np.asarray(cv2.convexHull(uv.astype(np.float32))[:, 0, :], np.float64)
 
 
@@ -176,14 +177,12 @@ def _top_outline(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.
 
 
 def _densify(poly: np.ndarray, step: float = 4.0) -> np.ndarray:
-    out = []
-    n = len(poly)
-    for i in range(n):
-        a, b = poly[i], poly[(i + 1) % n]
-        k = max(1, int(np.linalg.norm(b - a) / step))
-        t = np.arange(k)[:, None] / k
-        out.append(a + t * (b - a))
-    return np.concatenate(out)
+    """Points every ``step`` pixels along a closed polygon, so that a lens warp bends its edges correctly."""
+    nxt = np.roll(poly, -1, axis=0)
+    k = np.maximum(1, (np.linalg.norm(nxt - poly, axis=1) / step).astype(int))
+    idx = np.repeat(np.arange(len(poly)), k)
+    t = (np.arange(k.sum()) - np.repeat(np.cumsum(k) - k, k)) / np.repeat(k, k)
+    return np.asarray(poly[idx] + t[:, None] * (nxt[idx] - poly[idx]))
 
 
 def _choose_n(rng: np.random.Generator) -> int:
@@ -436,7 +435,7 @@ def _draw_dice(
     for i in order:
         d = dice[i]
         design = d.design
-        rho = design.corner * 0.9
+        rho = round(design.corner * 0.9, 3)
         rot = _rot(d.yaw)
         origin = np.array([d.centre[0], d.centre[1], _H])
         sil = _silhouette(cam, d.centre, d.yaw, rho)
@@ -542,7 +541,8 @@ def _finish(
         img = np.repeat(g[..., None], 3, axis=2)
     if st.noise:
         img = effects.sensor_noise(rng, img, st.noise)
-    out = np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
+    np.clip(img, 0.0, 1.0, out=img)
+    out = cv2.convertScaleAbs(img, alpha=255.0)
     if st.jpeg_quality:
         out = effects.jpeg(out, st.jpeg_quality)
     dice = []

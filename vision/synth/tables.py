@@ -118,7 +118,7 @@ def _paper(rng: np.random.Generator, shape: tuple[int, int], u: float, grid: boo
         step = rng.uniform(0.15, 0.5) * u
         line = _bgr(((200, 150, 100), (150, 150, 150), (150, 190, 150), (120, 120, 220))[int(rng.integers(0, 4))])
         thick = max(1.0, u * rng.uniform(0.008, 0.02))
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
         on = ((yy % step) < thick) | ((xx % step) < thick if rng.random() < 0.8 else False)
         img = np.where(on[..., None], img * 0.4 + line * 0.6, img)
     return img
@@ -129,7 +129,7 @@ def _cloth(rng: np.random.Generator, shape: tuple[int, int], u: float, split: st
     hue = sample_hue(rng, split)
     base = _hsv(hue, rng.uniform(0.2, 0.8), rng.uniform(0.3, 0.85))
     period = max(2.0, u * rng.uniform(0.03, 0.08))
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
     weave = 0.5 + 0.25 * np.sin(2 * math.pi * xx / period) * np.sin(2 * math.pi * yy / period)
     p = 0.75 + 0.2 * weave + 0.15 * _noise(rng, shape, u * 2)
     folds = _noise(rng, shape, u * rng.uniform(2, 6))
@@ -160,7 +160,7 @@ def _tiles(rng: np.random.Generator, shape: tuple[int, int], u: float, split: st
     grout = base * rng.uniform(0.4, 0.7)
     nty, ntx = int(h / size) + 2, int(w / size) + 2
     var = 1 + (rng.random((nty, ntx), dtype=np.float32) - 0.5) * 0.12
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
     ty, tx = (yy // size).astype(np.int32), (xx // size).astype(np.int32)
     img = base[None, None, :] * var[ty, tx][..., None] * (0.95 + 0.08 * _noise(rng, shape, u))[..., None]
     gw = max(1.0, u * rng.uniform(0.04, 0.12))
@@ -183,7 +183,7 @@ def _gingham(rng: np.random.Generator, shape: tuple[int, int], u: float, split: 
     col = _hsv(sample_hue(rng, split), rng.uniform(0.5, 0.9), rng.uniform(0.4, 0.8))
     white = _bgr((235, 240, 245))
     step = rng.uniform(0.5, 1.5) * u
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
     a = ((xx % (2 * step)) < step).astype(np.float32)
     b = ((yy % (2 * step)) < step).astype(np.float32)
     p = 0.5 * a + 0.5 * b
