@@ -9,6 +9,7 @@ Each game module registers its ``Rules`` with :func:`register`; :func:`rules_for
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -134,8 +135,7 @@ class Action:
     @classmethod
     def from_json(cls, obj: Mapping[str, object], dice_kind: DiceKind | None = None) -> Action:
         """Build and type-check an action from JSON; unknown or missing fields are refused by name."""
-        hints = typing.get_type_hints(cls)
-        names = {f.name for f in dataclasses.fields(cls)}
+        hints, names = _field_types(cls)
         extra = set(obj) - names - {"type"}
         if extra:
             raise MalformedInput(f"Action '{cls.kind}' has no field {sorted(extra)[0]!r}.")
@@ -147,6 +147,12 @@ class Action:
                 raise MalformedInput(f"Action '{cls.kind}' needs the field '{f.name}'.")
             values[f.name] = _coerce(cls.kind, f.name, hints[f.name], obj[f.name], dice_kind)
         return cls(**values)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _field_types(cls: type[Action]) -> tuple[dict[str, Any], frozenset[str]]:
+    """Resolved field types per action class; resolving them is slow and they never change."""
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
 
 
 def _coerce(action: str, name: str, hint: object, value: object, dice_kind: DiceKind | None) -> object:
