@@ -9,7 +9,6 @@ Each game module registers its ``Rules`` with :func:`register`; :func:`rules_for
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import types
 import typing
@@ -149,10 +148,14 @@ class Action:
         return cls(**values)  # type: ignore[arg-type]
 
 
-@functools.cache
+_FIELD_TYPES: dict[type[Action], tuple[dict[str, Any], frozenset[str]]] = {}
+
+
 def _field_types(cls: type[Action]) -> tuple[dict[str, Any], frozenset[str]]:
     """Resolved field types per action class; resolving them is slow and they never change."""
-    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+    if cls not in _FIELD_TYPES:
+        _FIELD_TYPES[cls] = typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+    return _FIELD_TYPES[cls]
 
 
 def _coerce(action: str, name: str, hint: object, value: object, dice_kind: DiceKind | None) -> object:
