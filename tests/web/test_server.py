@@ -282,3 +282,36 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         )
     assert done.returncode == 1
     assert "--port" in done.stderr
+
+
+def test_a_dozen_live_streams_at_once_leave_room_for_requests(server: Server) -> None:
+    """More watchers than a table has devices, on the real server: each gets the change, requests still pass."""
+    owner = Session()
+    body = {"game": "bone", "players": ["A", "B"]}
+    game = owner.post(server.base + "/api/games", json=body).json()["game"]
+    cookie = "; ".join(f"{c.name}={c.value}" for c in owner.cookies)
+
+    def next_id(r: http.client.HTTPResponse) -> int:
+        while True:
+            line = r.readline().decode()
+            assert line, "stream ended"
+            if line.startswith("id: "):
+                return int(line[4:])
+
+    streams = []
+    for _ in range(12):
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", f"/api/games/{game['id']}/events", headers={"Cookie": cookie})
+        r = conn.getresponse()
+        assert r.status == 200
+        assert next_id(r) == 0
+        streams.append((conn, r))
+    assert owner.get(server.base + "/api/rules").status_code == 200
+    action = {"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5]}
+    assert (
+        owner.post(f"{server.base}/api/games/{game['id']}/actions", json={"seen": 0, "action": action}).status_code
+        == 201
+    )
+    assert [next_id(r) for _, r in streams] == [1] * 12
+    for conn, _ in streams:
+        conn.close()
