@@ -78,6 +78,7 @@ CREATE INDEX IF NOT EXISTS members_device ON members(device);
 # Letters and digits that cannot be confused when read off a tablet across the table.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
+CACHED_GAMES = 64  # folded logs kept in memory; older games fold again when opened
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 
@@ -261,6 +262,22 @@ class Store:
 
     # ------------------------------------------------------------------ reading games
 
+    def _remember(self, game_id: str, revision: int, log: GameLog, view: JSON | None = None) -> None:
+        """Cache the folded log (and view) of a game just written; the least recently written games drop out."""
+        with self._cache_lock:
+            self._logs.pop(game_id, None)
+            self._logs[game_id] = (revision, log)
+            if view is not None:
+                self._views.pop(game_id, None)
+                self._views[game_id] = (revision, view)
+            self._trim()
+
+    def _trim(self) -> None:
+        while len(self._logs) > CACHED_GAMES:
+            self._logs.pop(next(iter(self._logs)))
+        while len(self._views) > CACHED_GAMES:
+            self._views.pop(next(iter(self._views)))
+
     def _row(self, conn: sqlite3.Connection, game_id: str) -> GameRow:
         row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
@@ -317,6 +334,7 @@ class Store:
             current = self._views.get(game_id)
             if current is None or current[0] < row.revision:
                 self._views[game_id] = (row.revision, view)
+                self._trim()
         return view
 
     def log_rows(self, game_id: str) -> list[JSON]:
@@ -436,7 +454,7 @@ class Store:
                         "INSERT OR IGNORE INTO members (game_id, device, role, name, joined) VALUES (?, ?, ?, ?, ?)",
                         (game_id, device, role, name, now),
                     )
-            self._logs[game_id] = (count, log)
+            self._remember(game_id, count, log)
         return self.game(game_id)
 
     def delete(self, game_id: str) -> None:
@@ -476,9 +494,7 @@ class Store:
             **{**row.__dict__, "revision": revision, "action_count": len(log), "over": over, "updated": now}
         )
         view = self._game_json(conn, new_row, log)
-        self._logs[row.id] = (revision, log)
-        with self._cache_lock:
-            self._views[row.id] = (revision, view)
+        self._remember(row.id, revision, log, view)
         return view
 
     def play(

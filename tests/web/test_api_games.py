@@ -316,3 +316,17 @@ def test_a_server_bug_answers_500_in_the_error_shape(tmp_path: Path) -> None:
     finally:
         app.extensions["becher.shutdown"]()
         app.extensions["becher.store"].close()
+
+
+def test_games_beyond_the_cache_fold_again_correctly(client: Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    from web import store
+
+    monkeypatch.setattr(store, "CACHED_GAMES", 2)
+    games = [client.create() for _ in range(4)]
+    for game in games:
+        client.play(game["id"], BONE_ROUND[0], seen=0)
+    for game in games:
+        r = client.play(game["id"], BONE_ROUND[1], seen=1)
+        assert r.status_code == 201 and r.json["game"]["state"]["actions"] == 2
+    app_store = client.client.application.extensions["becher.store"]
+    assert len(app_store._logs) <= 2 and len(app_store._views) <= 2
