@@ -17,7 +17,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from vision.synth.render import Scene, SceneDie, render, rng_for
+from vision.synth.scene import Scene, SceneDie, render, rng_for
 from vision.synth.style import (
     BACKGROUNDS,
     SPLITS,

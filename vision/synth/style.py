@@ -90,7 +90,7 @@ TEST_INKS: dict[str, BGR] = {
 }
 
 # Table textures per split, and the colour families each may take.
-TRAIN_BACKGROUNDS = ("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet")
+TRAIN_BACKGROUNDS = ("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet", "desk")
 TEST_BACKGROUNDS = ("tiles", "marble", "tray_round", "gingham", "concrete", "wood_dark")
 BACKGROUNDS = TRAIN_BACKGROUNDS + TEST_BACKGROUNDS
 # Hue families (OpenCV hue 0..180) for coloured tables: interleaved so both splits span the circle but never share.
@@ -127,8 +127,8 @@ class DieDesign:
 class SceneStyle:
     """Scene-wide choices. Every field left at None is drawn from the seed; set fields to pin them (tests, demos).
 
-    ``effects=False`` switches off every photo effect (light gradient, vignetting, white balance, blur, noise,
-    JPEG, fisheye, greyscale) for clean images; set single effect fields to force them on or off.
+    ``effects=False`` switches off every photo effect (light gradient, vignetting, white balance, exposure, tone,
+    blur, resampling, noise, JPEG, fisheye, greyscale) for clean images; set single effect fields to force them.
     """
 
     background: str | None = None
@@ -147,6 +147,9 @@ class SceneStyle:
     fisheye: float | None = None  # barrel distortion coefficient, 0: none
     greyscale: bool | None = None
     vignette: float | None = None
+    exposure: float | None = None  # 1: as lit; below: darker and noisier, above: highlights clip
+    resample: float | None = None  # >1: the picture was taken this many times smaller and enlarged (soft webcam)
+    tone: float | None = None  # gamma of the tone curve, 1: none
 
     def __post_init__(self) -> None:
         if self.background is not None and self.background not in BACKGROUNDS:
@@ -161,6 +164,12 @@ class SceneStyle:
             raise ValueError(f"jpeg_quality must lie in [0, 100], not {self.jpeg_quality!r}.")
         if self.fisheye is not None and not 0 <= self.fisheye <= 1:
             raise ValueError(f"fisheye must lie in [0, 1], not {self.fisheye!r}.")
+        if self.exposure is not None and not 0.1 <= self.exposure <= 4:
+            raise ValueError(f"exposure must lie in [0.1, 4], not {self.exposure!r}.")
+        if self.resample is not None and not 1 <= self.resample <= 8:
+            raise ValueError(f"resample must lie in [1, 8], not {self.resample!r}.")
+        if self.tone is not None and not 0.3 <= self.tone <= 3:
+            raise ValueError(f"tone must lie in [0.3, 3], not {self.tone!r}.")
         if self.designs is not None and not self.designs:
             raise ValueError("designs, when given, must hold at least one DieDesign.")
 
@@ -261,7 +270,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
             for c in ink_list
         )
     font = fonts[int(rng.integers(0, len(fonts)))]
-    layout = ("letter", "card", "letter_suit")[int(rng.choice(3, p=[0.45, 0.3, 0.25]))]
+    layout = ("letter", "card", "letter_suit")[int(rng.choice(3, p=[0.4, 0.35, 0.25]))]
     court = tuple(_jitter(rng, c, 20) for c in ((40, 30, 200), (150, 60, 20), (40, 170, 215), (40, 110, 20)))
     pairs = rng.random()
     opposite: tuple[int, ...]

@@ -124,6 +124,16 @@ def _paper(rng: np.random.Generator, shape: tuple[int, int], u: float, grid: boo
     return img
 
 
+def _desk(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.ndarray:
+    """A plain office desk or laminate top: nearly uniform, light, with a faint pattern."""
+    grey = rng.uniform(0.55, 0.92)
+    tint = np.array([grey * rng.uniform(0.92, 1.05), grey, grey * rng.uniform(0.95, 1.1)], np.float32)
+    p = 0.95 + 0.06 * _noise(rng, shape, u * rng.uniform(2, 8)) + 0.025 * (_noise(rng, shape, max(1.0, u * 0.02)) - 0.5)
+    if rng.random() < 0.4:  # laminate imitating wood, very faint
+        p = p + 0.04 * (_noise(rng, (shape[0], max(2, shape[1] // 30)), 2.0)[:, np.arange(shape[1]) // 30] - 0.5)
+    return np.asarray(np.clip(p, 0, 1.2)[..., None] * tint[None, None, :])
+
+
 def _cloth(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
     h, w = shape
     hue = sample_hue(rng, split)
@@ -169,13 +179,18 @@ def _tiles(rng: np.random.Generator, shape: tuple[int, int], u: float, split: st
 
 
 def _marble(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
-    _h, w = shape
-    c0 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.15), rng.uniform(0.75, 0.97))
-    c1 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.3), rng.uniform(0.2, 0.6))
+    h, w = shape
+    c0 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.12), rng.uniform(0.8, 0.97))
+    c1 = _hsv(sample_hue(rng, split), rng.uniform(0, 0.3), rng.uniform(0.25, 0.6))
     xx = np.arange(w, dtype=np.float32)[None, :] / u
-    turb = _fbm(rng, shape, u * rng.uniform(1, 3), 5)
-    veins = np.abs(np.sin(xx * rng.uniform(0.3, 1.0) + turb * rng.uniform(6, 12))) ** rng.uniform(0.15, 0.4)
-    return _mix(1 - veins, c0, c1)
+    yy = np.arange(h, dtype=np.float32)[:, None] / u
+    p = 0.25 * _fbm(rng, shape, u * rng.uniform(2, 5), 3)
+    for _ in range(int(rng.integers(1, 3))):
+        ang = rng.uniform(0, math.pi)
+        t = (xx * math.cos(ang) + yy * math.sin(ang)) * rng.uniform(0.2, 0.6)
+        t = t + _fbm(rng, shape, u * rng.uniform(1, 3), 4) * rng.uniform(4, 9)
+        p = p + rng.uniform(0.4, 0.9) * np.exp(-np.abs(np.sin(t)) / rng.uniform(0.03, 0.12))
+    return _mix(np.clip(p, 0, 1).astype(np.float32), c0, c1)
 
 
 def _gingham(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
@@ -201,6 +216,7 @@ def _concrete(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.
 
 
 def _tray(
+    view: float,
     rng: np.random.Generator,
     shape: tuple[int, int],
     u: float,
@@ -214,7 +230,7 @@ def _tray(
     outside = _carpet(rng, shape, u, split) if rng.random() < 0.5 else _wood(rng, shape, u, WOOD_TRAIN)
     img = outside
     cy, cx = centre_rc
-    radius = rng.uniform(6, 11) * u
+    radius = rng.uniform(0.32, 0.55) * view * u
     n = 64 if round_ else 6
     phase = rng.uniform(0, math.pi)
     ang = phase + np.arange(n) * 2 * math.pi / n
@@ -231,10 +247,14 @@ def _tray(
     floor = _felt(rng, shape, u, split)
     mask[:] = 0
     cv2.fillPoly(mask, [np.round(inner * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
-    m = (cv2.GaussianBlur(mask, (0, 0), max(0.5, u * 0.08)).astype(np.float32) / 255)[..., None]
+    m = (mask.astype(np.float32) / 255)[..., None]
+    wall = max(0.5, u * rng.uniform(0.05, 0.2))  # the rim's wall shades the floor along its foot
+    soft = (cv2.GaussianBlur(mask, (0, 0), wall).astype(np.float32) / 255)[..., None]
+    floor = floor * (1 - rng.uniform(0.3, 0.7) * (1 - soft))
     img = img * (1 - m) + floor * m
-    inner_tab = cv2.perspectiveTransform(inner[None].astype(np.float64), to_table)[0]
-    return img, inner_tab
+    keep = radius - rim - 2 * wall
+    safe = np.stack([cx + keep * stretch * np.cos(ang), cy + keep * np.sin(ang)], axis=1)
+    return img, cv2.perspectiveTransform(safe[None].astype(np.float64), to_table)[0]
 
 
 def _distractors(
@@ -309,6 +329,8 @@ def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, dis
         img = _wood(rng, shape, u, WOOD_TRAIN)
     elif kind == "wood_dark":
         img = _wood(rng, shape, u, WOOD_TEST)
+    elif kind == "desk":
+        img = _desk(rng, shape, u)
     elif kind == "felt":
         img = _felt(rng, shape, u, split)
     elif kind == "paper":
@@ -330,7 +352,8 @@ def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, dis
     elif kind == "concrete":
         img = _concrete(rng, shape, u)
     elif kind in ("tray_hex", "tray_round"):
-        img, allowed = _tray(rng, shape, u, split, kind == "tray_round", to_table, crc)
+        view = float(np.linalg.norm(tab[1] - tab[0]) + np.linalg.norm(tab[2] - tab[3])) / 2
+        img, allowed = _tray(view, rng, shape, u, split, kind == "tray_round", to_table, crc)
     else:
         raise ValueError(f"unknown background {kind!r}")
     img = np.ascontiguousarray(img, dtype=np.float32)

@@ -224,7 +224,18 @@ def _draw_style(
         jpeg_quality=int(rng.integers(35, 96)) if fx and rng.random() < 0.8 else 0,
         fisheye=float(rng.uniform(0.1, 0.6)) if fx and rng.random() < 0.12 else 0.0,
         greyscale=bool(fx and rng.random() < 0.12),
-        vignette=float(rng.uniform(0, 0.5)) if fx else 0.0,
+        vignette=float(rng.uniform(0, 0.5))
+        if fx and rng.random() < 0.9
+        else float(rng.uniform(0.5, 0.85))
+        if fx
+        else 0.0,
+        exposure=float(
+            rng.choice([rng.uniform(0.85, 1.15), rng.uniform(0.45, 0.85), rng.uniform(1.15, 1.6)], p=[0.7, 0.18, 0.12])
+        )
+        if fx
+        else 1.0,
+        resample=float(rng.uniform(1.3, 3.0)) if fx and rng.random() < 0.2 else 1.0,
+        tone=float(rng.uniform(0.75, 1.3)) if fx and rng.random() < 0.5 else 1.0,
     )
 
 
@@ -524,7 +535,9 @@ def _finish(
     if st.effects:
         img *= effects.light_field(rng, W, H, float(rng.uniform(0.0, 0.5)), st.vignette or 0.0)[..., None]
         gains = np.array([rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.85, 1.15)], np.float32)
-        img *= gains * rng.uniform(0.75, 1.2)
+        img *= gains
+    if st.exposure and st.exposure != 1:
+        img *= st.exposure
     polys = [(_densify(o["sil"], 2.0), _densify(o["outline"], 2.0)) for o in labels]
     if st.fisheye:
         mx, my = effects.fisheye_maps(W, H, st.fisheye)
@@ -536,6 +549,9 @@ def _finish(
         img = cv2.GaussianBlur(img, (0, 0), st.blur)
     if st.motion_blur:
         img = cv2.filter2D(img, -1, effects.motion_kernel(st.motion_blur, rng.uniform(0, math.pi)))
+    if st.resample and st.resample > 1:
+        small = (max(8, round(W / st.resample)), max(8, round(H / st.resample)))
+        img = cv2.resize(cv2.resize(img, small, interpolation=cv2.INTER_AREA), (W, H), interpolation=cv2.INTER_LINEAR)
     if st.greyscale:
         g = cv2.cvtColor(np.clip(img, 0, 1), cv2.COLOR_BGR2GRAY)
         img = np.repeat(g[..., None], 3, axis=2)
@@ -543,6 +559,9 @@ def _finish(
         img = effects.sensor_noise(rng, img, st.noise)
     np.clip(img, 0.0, 1.0, out=img)
     out = cv2.convertScaleAbs(img, alpha=255.0)
+    if st.tone and st.tone != 1:
+        lut = np.clip(255 * (np.arange(256) / 255.0) ** st.tone + 0.5, 0, 255).astype(np.uint8)
+        out = cv2.LUT(out, lut)
     if st.jpeg_quality:
         out = effects.jpeg(out, st.jpeg_quality)
     dice = []
