@@ -75,6 +75,17 @@ def read_image(data: bytes, kind: str) -> JSON:
     return result
 
 
+def warm_up() -> bool:
+    """Load the reader's models before the first photo arrives (run on the pool at server start)."""
+    try:
+        from vision.reader import get_reader
+
+        get_reader()
+    except Exception:  # missing reader or models: each upload then says so
+        return False
+    return True
+
+
 def scale_reading(reading: JSON, width: int, height: int) -> JSON:
     """Boxes and size of a reading, in pixels of the stored photo instead of the original upload."""
     sx = width / reading["width"]

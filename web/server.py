@@ -21,6 +21,7 @@ from typing import Any
 import segno
 from cheroot import wsgi
 
+from web import photos
 from web.app import create_app, data_dir
 
 THREADS = 64
@@ -148,6 +149,7 @@ def serve(args: argparse.Namespace) -> int:
         app.extensions["becher.shutdown"]()
         return 1
     print_banner(url, https, database)
+    app.extensions["becher.readers"].run(photos.warm_up)
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
