@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from vision.reading import PIP_FACES, POKER_FACES
 from vision.synth import (
+    BACKGROUNDS,
     TEST_BACKGROUNDS,
     TRAIN_BACKGROUNDS,
     DieDesign,
@@ -190,3 +191,11 @@ def test_render_face_is_a_centred_labelled_crop() -> None:
     for bad in ({"value": 7}, {"size": 8}, {"kind": "dice"}):
         with pytest.raises(ValueError):
             render_face(0, **bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("background", BACKGROUNDS)
+def test_every_table_renders_at_odd_sizes(background: str) -> None:
+    split = "train" if background in TRAIN_BACKGROUNDS else "test"
+    for seed, size in ((0, (97, 61)), (1, (300, 400))):
+        s = render_scene(seed, kind="poker", split=split, size=size, style=SceneStyle(background=background))
+        assert s.image.shape == (size[1], size[0], 3) and s.dice

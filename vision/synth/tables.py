@@ -130,7 +130,8 @@ def _desk(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.ndar
     tint = np.array([grey * rng.uniform(0.92, 1.05), grey, grey * rng.uniform(0.95, 1.1)], np.float32)
     p = 0.95 + 0.06 * _noise(rng, shape, u * rng.uniform(2, 8)) + 0.025 * (_noise(rng, shape, max(1.0, u * 0.02)) - 0.5)
     if rng.random() < 0.4:  # laminate imitating wood, very faint
-        p = p + 0.04 * (_noise(rng, (shape[0], max(2, shape[1] // 30)), 2.0)[:, np.arange(shape[1]) // 30] - 0.5)
+        streaks = cv2.resize(_noise(rng, (shape[0], max(2, shape[1] // 30)), 2.0), (shape[1], shape[0]))
+        p = p + 0.04 * (streaks - 0.5)
     return np.asarray(np.clip(p, 0, 1.2)[..., None] * tint[None, None, :])
 
 
