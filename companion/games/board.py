@@ -364,7 +364,10 @@ class BoardRules(Rules[BoardState]):
         parse_die(action.dice[0])
         current = state.roll_offs[-1] if state.roll_offs and None in state.roll_offs[-1] else (None, None)
         if current[action.player] is not None:
-            raise IllegalAction("This player has already thrown; now the other player throws one die.")
+            names = state.players
+            raise IllegalAction(
+                f"{names[action.player]} has already thrown; now {names[1 - action.player]} throws one die."
+            )
 
     def _verify_throw(self, state: BoardState, action: Throw, step: str) -> None:
         if len(action.dice) != THROW_DICE:
@@ -375,7 +378,8 @@ class BoardRules(Rules[BoardState]):
             raise IllegalAction("Place the dice of the current throw first.")
         thrower = next_thrower(state)
         if action.player != thrower:
-            raise IllegalAction(f"It is player {thrower}'s turn to throw, not player {action.player}'s.")
+            names = state.players
+            raise IllegalAction(f"It is {names[thrower]}'s turn to throw, not {names[action.player]}'s.")
 
     def _verify_place(self, state: BoardState, action: Place, step: str) -> None:
         if not 0 <= action.row < ROWS:
@@ -395,19 +399,23 @@ class BoardRules(Rules[BoardState]):
         game = state.games[-1]
         placer = game.placer()
         if action.player != placer:
-            raise IllegalAction(f"It is player {placer}'s turn to place a die, not player {action.player}'s.")
+            names = state.players
+            raise IllegalAction(f"It is {names[placer]}'s turn to place a die, not {names[action.player]}'s.")
         self._resolve_die(state.kind, game, action)
         side = action.player if action.side is None else action.side
         if side != action.player and not state.either_side:
             raise IllegalAction(
-                f"Player {action.player} places on the {SIDE_NAMES[action.player]} side only "
+                f"{state.players[action.player]} places on the {SIDE_NAMES[action.player]} side only "
                 "(the either-side variant is off)."
             )
+        # People count rows, fields and dice from 1 (as the option labels do); JSON counts from 0.
         if action.slot is None:
             if not game.free_slots(action.row, side):
-                raise IllegalAction(f"Row {action.row} on the {SIDE_NAMES[side]} side is full.")
+                raise IllegalAction(f"Row {action.row + 1} on the {SIDE_NAMES[side]} side is full.")
         elif game.field(action.row, side, action.slot) is not None:
-            raise IllegalAction(f"Field {action.slot} of row {action.row} on the {SIDE_NAMES[side]} side is taken.")
+            raise IllegalAction(
+                f"Field {action.slot + 1} of row {action.row + 1} on the {SIDE_NAMES[side]} side is taken."
+            )
 
     @staticmethod
     def _resolve_die(kind: DiceKind, game: Game, action: Place) -> int:
@@ -416,10 +424,11 @@ class BoardRules(Rules[BoardState]):
         placed = game.placed_positions
         if action.die is not None:
             if action.die in placed:
-                raise IllegalAction(f"Die {action.die} of this throw ({throw[action.die]}) is already placed.")
+                shown = face_label(throw[action.die], kind)
+                raise IllegalAction(f"Die {action.die + 1} of this throw ({shown}) is already placed.")
             if action.value is not None and throw[action.die] != action.value:
                 raise IllegalAction(
-                    f"Die {action.die} of this throw shows {face_label(throw[action.die], kind)}, "
+                    f"Die {action.die + 1} of this throw shows {face_label(throw[action.die], kind)}, "
                     f"not {face_label(action.value, kind)}."
                 )
             return action.die
@@ -491,7 +500,9 @@ class BoardRules(Rules[BoardState]):
                 for seat in range(SIDES)
                 if open_round[seat] is None
             ]
-            out.extend(Option("choose_starter", seat, f"Player {seat} starts (by choice)") for seat in range(SIDES))
+            out.extend(
+                Option("choose_starter", seat, f"{state.players[seat]} starts (by choice)") for seat in range(SIDES)
+            )
             return out
         if step == "throw":
             return [Option("throw", next_thrower(state), "Throw three dice", detail={"dice_count": THROW_DICE})]

@@ -102,7 +102,7 @@ def test_board_rule_1_higher_single_die_starts_and_a_tie_throws_again() -> None:
     assert view(log)["phase"] == "start"
     refused(log, {"type": "throw", "player": 0, "dice": [1, 2, 3]}, IllegalAction, "who starts")
     log.play({"type": "roll_off", "player": 0, "dice": [4]})
-    refused(log, {"type": "roll_off", "player": 0, "dice": [5]}, IllegalAction, "already thrown")
+    refused(log, {"type": "roll_off", "player": 0, "dice": [5]}, IllegalAction, "Anna has already thrown; now Ben")
     assert log.to_move() == 1
     log.play({"type": "roll_off", "player": 1, "dice": [4]})
     assert view(log)["starter"] is None  # a tie: both throw again
@@ -119,6 +119,10 @@ def test_board_rule_1_higher_single_die_starts_and_a_tie_throws_again() -> None:
 def test_board_rule_1_starter_by_choice_and_roll_off_takes_one_die() -> None:
     log = GameLog.new("board", ["Anna", "Ben"])
     refused(log, {"type": "roll_off", "player": 0, "dice": [4, 5]}, MalformedInput, "one die per player, not 2")
+    assert [o.label for o in log.options() if o.action == "choose_starter"] == [
+        "Anna starts (by choice)",
+        "Ben starts (by choice)",
+    ]
     log.play({"type": "choose_starter", "player": 1})
     assert (view(log)["starter"], view(log)["starter_by"], log.to_move()) == (1, "choice", 1)
     refused(log, {"type": "choose_starter", "player": 0}, IllegalAction, "already decided")
@@ -129,7 +133,7 @@ def test_board_rule_1_starter_by_choice_and_roll_off_takes_one_die() -> None:
 
 def test_board_rule_2_thrower_opponent_thrower_and_throwers_alternate() -> None:
     log = new_log(starter=0)
-    refused(log, {"type": "throw", "player": 1, "dice": [1, 2, 3]}, IllegalAction, "player 0's turn to throw")
+    refused(log, {"type": "throw", "player": 1, "dice": [1, 2, 3]}, IllegalAction, "Anna's turn to throw, not Ben's")
     refused(log, {"type": "throw", "player": 0, "dice": [1, 2]}, MalformedInput, "3 dice, not 2")
     log.play({"type": "throw", "player": 0, "dice": [6, 2, 3]})
     refused(log, {"type": "throw", "player": 0, "dice": [1, 2, 3]}, IllegalAction, "Place the dice")
@@ -138,7 +142,8 @@ def test_board_rule_2_thrower_opponent_thrower_and_throwers_alternate() -> None:
         placer = log.to_move()
         assert placer is not None
         placers.append(placer)
-        refused(log, {"type": "place", "player": 1 - placer, "value": value, "row": 0}, IllegalAction, "turn to place")
+        name = ("Anna", "Ben")[placer]
+        refused(log, {"type": "place", "player": 1 - placer, "value": value, "row": 0}, IllegalAction, f"{name}'s turn")
         log.play({"type": "place", "player": placer, "value": value, "row": 0})
     assert placers == [0, 1, 0]
     assert log.to_move() == 1  # the other player throws next
@@ -179,11 +184,11 @@ def test_board_rule_2_placement_names_die_by_position_or_value_and_refuses_bad_o
     refused(log, {"type": "place", "player": 0, "die": 0, "row": 0, "bogus": 1}, MalformedInput, "no field 'bogus'")
     log.play({"type": "place", "player": 0, "value": 5, "row": 0, "slot": 2})
     assert log.state.games[-1].placements[-1].die == 0  # the first 5 of the throw
-    refused(log, {"type": "place", "player": 1, "die": 0, "row": 0}, IllegalAction, "already placed")
+    refused(log, {"type": "place", "player": 1, "die": 0, "row": 0}, IllegalAction, "Die 1 of this throw \\(5\\) is")
     log.play({"type": "place", "player": 1, "value": 5, "row": 1})
     assert log.state.games[-1].placements[-1].die == 2
     refused(log, {"type": "place", "player": 0, "value": 5, "row": 0}, IllegalAction, "No 5 is left")
-    refused(log, {"type": "place", "player": 0, "die": 1, "row": 0, "slot": 2}, IllegalAction, "is taken")
+    refused(log, {"type": "place", "player": 0, "die": 1, "row": 0, "slot": 2}, IllegalAction, "Field 3 of row 1 ")
     log.play({"type": "place", "player": 0, "die": 1, "row": 0})
     assert [(p.slot, p.value) for p in log.state.games[-1].side_placements(0, 0)] == [(2, 5), (0, 2)]
 
@@ -194,7 +199,7 @@ def test_board_rule_2_a_full_row_side_is_refused() -> None:
     turn(log, [4, 5, 6], [(4, 0), (5, 0), (6, 1)])
     turn(log, [1, 1, 1], [(1, 1), (1, 0), (1, 1)])  # Anna's and Ben's row 1 are now full
     log.play({"type": "throw", "player": 1, "dice": [2, 2, 2]})
-    refused(log, {"type": "place", "player": 1, "value": 2, "row": 0}, IllegalAction, "Row 0 on the right side is full")
+    refused(log, {"type": "place", "player": 1, "value": 2, "row": 0}, IllegalAction, "Row 1 on the right side is full")
     assert {o.detail["row"] for o in log.options()} == {1, 2}
 
 
@@ -205,6 +210,8 @@ def test_board_poker_dice_faces_are_accepted_for_throws_and_values() -> None:
     log.play({"type": "place", "player": 0, "value": "K", "row": 0})
     placed = view(log)["rows"][0]["sides"][0]["fields"][0]
     assert (placed["value"], placed["face"]) == (5, "K")
+    # messages name the dice by their printed faces, as the table shows them
+    refused(log, {"type": "place", "player": 1, "die": 0, "row": 0}, IllegalAction, "Die 1 of this throw \\(K\\)")
 
 
 # --------------------------------------------------------------------------- rule 3
@@ -300,7 +307,7 @@ def test_board_rule_5_match_to_five_points_loser_of_a_game_starts_the_next() -> 
     fill(log, ([[1, 1, 1], [2, 2, 2], [6, 6, 6]], [[4, 4, 4], [5, 5, 5], [1, 2, 4]]))  # Ben 2:1
     assert log.outcome() is None
     assert (view(log)["next_game_starter"], log.to_move()) == (0, 0)  # Anna lost, Anna starts
-    refused(log, {"type": "throw", "player": 1, "dice": [1, 2, 3]}, IllegalAction, "player 0's turn")
+    refused(log, {"type": "throw", "player": 1, "dice": [1, 2, 3]}, IllegalAction, "Anna's turn to throw")
     fill(log, ([[6, 6, 6], [5, 5, 5], [4, 4, 4]], [[1, 1, 1], [2, 2, 2], [3, 3, 3]]))  # Anna 3:0
     assert view(log)["games"][1]["starter"] == 0
     assert view(log)["points"] == [4, 2] and log.outcome() is None
