@@ -31,6 +31,7 @@ WRITE_ROLES = frozenset({"owner", "player"})
 READ_ROLES = frozenset({"owner", "player", "viewer"})
 
 JOIN_ATTEMPTS = 10
+JOIN_ATTEMPTS_ADDR = 30
 JOIN_WINDOW_S = 60.0
 
 
@@ -93,24 +94,31 @@ def require_owner(store: Store, row: GameRow) -> None:
 
 
 class JoinThrottle:
-    """At most JOIN_ATTEMPTS wrong codes per device per minute, so six-letter codes cannot be guessed in bulk."""
+    """Few wrong codes per device and per network address a minute, so six-letter codes cannot be guessed in bulk
+    (a new cookie each try does not help: the address counts too)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fails: dict[str, deque[float]] = defaultdict(deque)
 
-    def check(self, device: str) -> None:
+    @staticmethod
+    def _keys() -> list[tuple[str, int]]:
+        return [("device:" + current_device(), JOIN_ATTEMPTS), ("addr:" + str(request.remote_addr), JOIN_ATTEMPTS_ADDR)]
+
+    def check(self) -> None:
         now = time.monotonic()
         with self._lock:
-            fails = self._fails[device]
-            while fails and now - fails[0] > JOIN_WINDOW_S:
-                fails.popleft()
-            if len(fails) >= JOIN_ATTEMPTS:
-                raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+            for key, limit in self._keys():
+                fails = self._fails[key]
+                while fails and now - fails[0] > JOIN_WINDOW_S:
+                    fails.popleft()
+                if len(fails) >= limit:
+                    raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
 
-    def failed(self, device: str) -> None:
+    def failed(self) -> None:
         with self._lock:
-            self._fails[device].append(time.monotonic())
+            for key, _ in self._keys():
+                self._fails[key].append(time.monotonic())
 
 
 def _same_origin() -> bool:
@@ -176,12 +184,12 @@ def _join_by_link(code: str) -> Response:
     store = store_of()
     throttle: JoinThrottle = current_app.extensions["becher.join_throttle"]
     try:
-        throttle.check(current_device())
+        throttle.check()
     except Denied:
         return redirect("/?join_error=1", 303)
     row = store.by_code(code)
     if row is None:
-        throttle.failed(current_device())
+        throttle.failed()
         return redirect("/?join_error=1", 303)
     store.join(row.id, current_device())
     return redirect(join_landing(row.id), 303)

@@ -376,11 +376,11 @@ def join() -> Response:
     if not isinstance(name, str) or len(name) > 60:
         fail(400, "malformed", "The field 'name' must be text of at most 60 characters.")
     throttle: access.JoinThrottle = current_app.extensions["becher.join_throttle"]
-    throttle.check(current_device())
+    throttle.check()
     store = store_of()
     row = store.by_code(code)
     if row is None:
-        throttle.failed(current_device())
+        throttle.failed()
         fail(403, "forbidden", "No running game has this code; check the code shown on the table and try again.")
     store.join(row.id, current_device(), name.strip())
     return ok(game=store.game(row.id), you=access.you(store, row))

@@ -202,3 +202,15 @@ def test_host_browser_is_owner_of_every_game_only_when_configured(app: Flask, cl
     remote = Device(app.test_client())
     remote.client.environ_base["REMOTE_ADDR"] = "192.168.1.50"
     assert remote.get(f"/api/games/{game['id']}").status_code == 403
+
+
+def test_fresh_cookies_do_not_escape_the_throttle(client: Device, new_device: Callable[[], Device]) -> None:
+    from web.access import JOIN_ATTEMPTS_ADDR
+
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    wrong = "222222" if code != "222222" else "333333"
+    for _ in range(JOIN_ATTEMPTS_ADDR):
+        assert new_device().post("/api/join", json={"code": wrong}).status_code == 403
+    r = new_device().post("/api/join", json={"code": code})
+    assert r.status_code == 429
