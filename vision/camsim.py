@@ -243,6 +243,7 @@ class TableVideo:
         w, _ = self.size
         starts = [(float(self.rng.uniform(0.2 * w, 0.8 * w)), -self.die_px * 1.5) for _ in moving]
         spins = [float(self.rng.uniform(-8, 8)) for _ in moving]
+        rests = [float(self.rng.uniform(0, 2 * math.pi)) for _ in moving]  # dice land turned any way
         n = self._frames(seconds)
         for f in range(1, n + 1):
             a = 1 - (1 - f / n) ** 2  # slows down as it lands
@@ -251,12 +252,12 @@ class TableVideo:
                 die.on_table = True
                 die.x = starts[k][0] + (ends[k][0] - starts[k][0]) * a
                 die.y = starts[k][1] + (ends[k][1] - starts[k][1]) * a
-                die.angle = spins[k] * (1 - a) + 0.3 * k
+                die.angle = rests[k] + spins[k] * (1 - a)
                 die.moving = f < n
                 die.value = int(values[i]) if f > 0.75 * n else int(self.rng.integers(1, 7))
             self._emit(True)
         # Thrown dice take the free positions left to right (the order a camera gives them).
-        landed = sorted((self.dice[i] for i in moving), key=lambda d: (d.x, d.y))
+        landed = sorted((self.dice[i] for i in moving), key=lambda d: self._box(d)[:2])
         for i, die in zip(moving, landed, strict=True):
             self.dice[i] = die
         dice = tuple(d.value for d in self.dice)

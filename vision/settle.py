@@ -323,7 +323,9 @@ class SettleDetector:
             issues.append(Issue("count", f"{len(dice)} dice in view, {cfg.expected_dice} expected."))
         ordered, held = self._positions(dice, gray, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), size)
         if self.last is not None and len(held) == len(ordered) == len(self.last.dice):
-            self.state, self.issues = "idle", tuple(issues)  # nothing was thrown: every die stayed put
+            # Nothing was thrown (every die stayed put or was pushed aside): remember where they lie now.
+            self.last = _Last(ordered, gray, self._scale(), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+            self.state, self.issues = "idle", tuple(issues)
             return None
         self.throws += 1
         self.last = _Last(ordered, gray, self._scale(), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
@@ -397,12 +399,18 @@ class SettleDetector:
                     p = min(options, key=lambda q: np.hypot(*np.subtract(_centre(previous[q].box), _centre(new.box))))
                     taken[p] = new
                     free.remove(new)
-        for new in sorted(free, key=lambda d: d.box[0]):  # dice pushed aside by hand, not thrown
-            for p, old in enumerate(previous):
-                if p not in taken and self._slid(old, new, full):
-                    taken[p] = new
-                    free.remove(new)
-                    break
+        if free and len(dice) == len(previous):
+            # Dice pushed aside by hand, not thrown: only when every die that moved did so (a die thrown
+            # again can land with its old face, even looking alike; it cannot share a scene with no throw).
+            slid: dict[int, Die] = {}
+            for new in sorted(free, key=lambda d: d.box[0]):
+                for p, old in enumerate(previous):
+                    if p not in taken and p not in slid and self._slid(old, new, full):
+                        slid[p] = new
+                        break
+            if len(slid) == len(free):
+                taken.update(slid)
+                free = []
         held = tuple(sorted(taken))
         rest = iter(sorted(free, key=lambda d: (d.box[0], d.box[1])))
         n = max(len(dice), len(previous))
