@@ -66,7 +66,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         CAMERA=None,
         HTTPS=False,
         MAX_CONTENT_LENGTH=api.PHOTO_LIMIT + api.MULTIPART_SLACK,
-        JSON_SORT_KEYS=False,
     )
     if config:
         app.config.update(config)
