@@ -143,7 +143,12 @@ def game_choices() -> list[GameChoice]:
     for rules in all_rules():
         settings = []
         for s in rules.settings:
-            kind = "bool" if isinstance(s.default, bool) else "int" if isinstance(s.default, int) else "choice"
+            if isinstance(s.default, bool):
+                kind = "bool"
+            elif isinstance(s.default, int):
+                kind = "int"
+            else:
+                kind = "choice" if s.choices else "text"
             settings.append(
                 SettingView(
                     s.name,
@@ -331,6 +336,16 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
         return tr("Throw one die to decide who starts")
     if kind == "choose_starter":
         return tr("Starts by choice")
+    words = {
+        "announce": tr("Announce a hand"),
+        "believe": tr("Believe"),
+        "doubt": tr("Lift the cup"),
+        "rethrow": tr("Rethrow dice once"),
+        "reveal": tr("Enter the revealed dice"),
+        "blind": tr("Stand on an unseen throw"),
+    }
+    if kind in words:
+        return words[kind]
     return str(opt.get("label", kind))
 
 
@@ -375,6 +390,12 @@ def _turn_text(
         return tr("All throws used: choose the entry.")
     if "place" in kinds:
         return tr("Place one die on the board.")
+    if "reveal" in kinds:
+        return tr("The cup is lifted: enter the dice under it.")
+    if "believe" in kinds or "doubt" in kinds:
+        return tr("Believe the claim, or lift the cup.")
+    if "announce" in kinds:
+        return tr("Throw under the cup, look, and announce a hand.")
     if "throw" in kinds and view.get("phase") == "throw":
         return tr("Throw three dice.")
     if "roll_off" in kinds:

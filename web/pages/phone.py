@@ -81,7 +81,18 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     if starters:
         groups.append(ChoiceGroup(tr("Or agree who starts"), tuple(starters), folded=True))
     known = {"stand", "enter", "place", "strike", "choose_starter"}
-    others = [c for c in rest if c.kind not in known]
+    others: list[ChoiceView] = []
+    for c in rest:
+        if c.kind in known:
+            continue
+        if "count" in c.needs:
+            # a number of dice to rethrow: one button per count (a throw has five dice)
+            others.extend(
+                replace(c, label=tr("%(label)s: %(n)s", label=c.label, n=n), action={**c.action, "count": n}, needs=())
+                for n in range(1, 6)
+            )
+        else:
+            others.append(c)
     if others:
         groups.append(ChoiceGroup("", tuple(others)))
     return groups

@@ -1,0 +1,99 @@
+"""Browser tests: one headless Debian chromium per session, one real WSGI server (temp database) per module."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts" / "screenshots"
+TABLET = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = pytest.mark.browser
+
+
+def _skip_reason() -> str | None:
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        return "Debian's chromium is not installed (/usr/bin/chromium); browser tests are skipped."
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed; browser tests are skipped."
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real app on a free loopback port, threaded (live streams hold a thread each)."""
+    if _skip_reason():
+        pytest.skip(_skip_reason() or "")
+    from werkzeug.serving import make_server
+
+    from web.app import create_app
+
+    db = tmp_path_factory.mktemp("db") / "becher.sqlite3"
+    app = create_app({"DATABASE": str(db), "TESTING": True, "LIVE_HEARTBEAT": 1.0, "READ_TIMEOUT": 30.0})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}"
+    finally:
+        srv.shutdown()
+        shutdown = app.extensions.get("becher.shutdown")
+        if shutdown:
+            shutdown()
+
+
+@pytest.fixture()
+def tablet(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport=TABLET, locale="en-GB")
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    ctx.close()
+
+
+@pytest.fixture()
+def phone(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB", device_scale_factor=2)
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    ctx.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
