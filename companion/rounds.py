@@ -246,7 +246,8 @@ class RoundRules(Rules[RoundState]):
             if action.player in state.out:
                 raise IllegalAction(f"{who} is out of the game; it is {self.name(state, mover)}'s turn.")
             if action.player not in state.stage.order:
-                raise IllegalAction(f"{who} sits out this roll-off; it is {self.name(state, mover)}'s turn.")
+                what = "extra round" if state.stage.kind == "extra" else "roll-off"
+                raise IllegalAction(f"{who} sits out this {what}; it is {self.name(state, mover)}'s turn.")
             raise IllegalAction(f"It is {self.name(state, mover)}'s turn, not {who}'s.")
         if isinstance(action, Throw):
             check_dice(action.dice)

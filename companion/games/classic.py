@@ -32,7 +32,7 @@ from companion.core import (
     places,
     register,
 )
-from companion.dice import faces
+from companion.dice import DiceKind, faces
 from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate, parse_points_table
 from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat
@@ -446,6 +446,11 @@ class ClassicBluff(Rules[BluffState]):
         """Five sixes (five aces), or a claim equal to it under the ranking: it cannot be raised."""
         return self.rank(setup, dice) == self.rank(setup, TOP_HAND)
 
+    @staticmethod
+    def top_name(setup: Setup) -> str:
+        """The unbeatable claim as the players at this table call it."""
+        return "Five aces" if setup.dice_kind is DiceKind.POKER else "Five sixes"
+
     def new(self, setup: Setup) -> BluffState:
         return BluffState(setup, "announce", 0, (0,) * len(setup.players))
 
@@ -464,7 +469,7 @@ class ClassicBluff(Rules[BluffState]):
         last = state.claims[-1] if state.claims else None
         if isinstance(action, Announce):
             if state.phase == "decide" and last is not None and self.is_top(state.setup, last.dice):
-                raise IllegalAction("Five sixes cannot be raised: take one strike or lift the cup.")
+                raise IllegalAction(f"{self.top_name(state.setup)} cannot be raised: take one strike or lift the cup.")
             if state.phase != "announce":
                 raise IllegalAction(self._expected(state))
             if len(action.dice) != DICE:
@@ -488,7 +493,7 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction(self._expected(state))
             assert last is not None
             if self.is_top(state.setup, last.dice):
-                raise IllegalAction("Five sixes cannot be raised: take one strike or lift the cup.")
+                raise IllegalAction(f"{self.top_name(state.setup)} cannot be raised: take one strike or lift the cup.")
         elif isinstance(action, Doubt):
             if state.phase != "decide":
                 raise IllegalAction(self._expected(state))
@@ -497,7 +502,9 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction(self._expected(state))
             assert last is not None
             if not self.is_top(state.setup, last.dice):
-                raise IllegalAction("Taking a strike without lifting is only for a claim of five sixes.")
+                raise IllegalAction(
+                    f"Taking a strike without lifting is only for a claim of {self.top_name(state.setup).lower()}."
+                )
         elif isinstance(action, Reveal):
             if state.phase != "reveal":
                 raise IllegalAction(self._expected(state))

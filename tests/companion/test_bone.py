@@ -97,7 +97,7 @@ def test_bone_rule_3_equal_totals_at_the_end_play_one_more_round() -> None:
     view = log.rules.view(log.state)
     assert view["round_kind"] == "extra" and view["stage"]["order"] == [1, 2]
     assert view["stage"]["sitting_out"] == [0]
-    with pytest.raises(IllegalAction, match="P0"):
+    with pytest.raises(IllegalAction, match="P0 sits out this extra round"):
         throw(log, 0, (1, 1, 1, 1, 1))
     hands(log, [(1, (2, 2, 3, 3, 1)), (2, (4, 4, 3, 3, 1))])  # 15 each: still level
     assert log.outcome() is None and log.state.number == 3

@@ -407,3 +407,14 @@ def test_every_setting_and_action_is_documented() -> None:
             assert f"`{setting.name}`" in doc, (game_id, setting.name)
         for action in rules.actions:
             assert f'"type": "{action.kind}"' in doc or f"`{action.kind}`" in doc, (game_id, action.kind)
+
+
+def test_classic_rule_6_with_poker_dice_the_top_claim_is_five_aces() -> None:
+    log = bluff(dice="poker")
+    play(log, "announce", ANNA, dice=["A", "A", "A", "A", "A"])
+    with pytest.raises(IllegalAction, match="Five aces cannot be raised"):
+        play(log, "believe", BERT)
+    play(log, "take", BERT)
+    play(log, "announce", BERT, dice=["K", "K", "K", "K", "K"])
+    with pytest.raises(IllegalAction, match="only for a claim of five aces"):
+        play(log, "take", CLARA)
