@@ -62,7 +62,9 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
     from cryptography.x509.oid import NameOID
 
     cert_path, key_path = folder / CERT_NAME, folder / KEY_NAME
-    names = sorted({"localhost", socket.gethostname(), "127.0.0.1", *hosts})
+    hostname = socket.gethostname()
+    plain = hostname.isascii() and all(ch.isalnum() or ch in "-." for ch in hostname)
+    names = sorted({"localhost", "127.0.0.1", *hosts} | ({hostname} if plain and hostname else set()))
     if cert_path.exists() and key_path.exists():
         try:
             cert = x509.load_pem_x509_certificate(cert_path.read_bytes())

@@ -315,3 +315,23 @@ def test_a_dozen_live_streams_at_once_leave_room_for_requests(server: Server) ->
     assert [next_id(r) for _, r in streams] == [1] * 12
     for conn, _ in streams:
         conn.close()
+
+
+def test_certificate_is_made_for_the_address_and_remade_when_it_changes(tmp_path: Path) -> None:
+    from cryptography import x509
+
+    from web.server import ensure_certificate
+
+    def addresses(cert: Path) -> set[str]:
+        san = x509.load_pem_x509_certificate(cert.read_bytes()).extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
+        )
+        return {str(v) for v in san.value.get_values_for_type(x509.IPAddress)}
+
+    cert, key = ensure_certificate(tmp_path, ["192.168.1.20"])
+    assert b"PRIVATE KEY" in key.read_bytes()
+    assert {"192.168.1.20", "127.0.0.1"} <= addresses(cert)
+    first = cert.read_bytes()
+    assert ensure_certificate(tmp_path, ["192.168.1.20"])[0].read_bytes() == first
+    ensure_certificate(tmp_path, ["10.0.0.7"])
+    assert "10.0.0.7" in addresses(cert) and cert.read_bytes() != first
