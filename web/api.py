@@ -11,7 +11,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, NoReturn
 
 import segno
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
 
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
@@ -459,6 +459,20 @@ def upload_photo(game_id: str) -> Response:
     if refused:
         fail(415, "not_image", str(payload["error"]))
     return ok(201, **payload)
+
+
+def record_photo(app: Flask, game_id: str, data: bytes, reading: JSON | None, device: str = "camera") -> JSON:
+    """For readers on the host (the camera): store a frame as the game's photo with its reading and tell the watchers,
+    exactly as an upload would; returns the ``photo`` event's payload. Raises photos.NotAnImage for a bad frame."""
+    store: Store = app.extensions["becher.store"]
+    hub: live.Hub = app.extensions["becher.hub"]
+    prepared = photos.prepare(data, int(app.config["PHOTO_MAX_SIDE"]))
+    photo = store.add_photo(game_id, device, prepared.jpeg, prepared.width, prepared.height)
+    scaled = None if reading is None else photos.scale_reading(reading, prepared.width, prepared.height)
+    store.set_reading(photo.id, scaled, None)
+    payload = {**photo_payload(store.photo(photo.id)), "device": device}
+    hub.publish(game_id, "photo", payload)
+    return payload
 
 
 def photo_or_404(photo_id: str) -> Any:

@@ -272,3 +272,27 @@ def test_boxes_are_scaled_to_the_stored_photo() -> None:
     assert scaled["dice"][0]["box"] == [160, 120, 240, 200]
     assert (scaled["width"], scaled["height"]) == (1600, 1200)
     assert reading["width"] == 4000  # the original is left alone
+
+
+def test_a_camera_frame_recorded_on_the_host_reaches_watchers_like_an_upload(app: Flask, client: Device) -> None:
+    from web.api import record_photo
+
+    game = client.create()
+    watcher = Stream(client, f"/api/games/{game['id']}/events")
+    watcher.next()
+    reading = {
+        "kind": "pip",
+        "dice": [{"face": "2", "value": 2, "confidence": 0.97, "box": [100, 100, 200, 200], "uncertain": False}],
+        "width": 1920,
+        "height": 1080,
+        "ms": 40.0,
+        "warnings": [],
+    }
+    payload = record_photo(app, game["id"], dice_photo(1920, 1080, "JPEG"), reading)
+    event = watcher.next()
+    assert event["event"] == "photo" and event["data"] == payload
+    assert payload["device"] == "camera" and payload["photo"]["width"] == 1600
+    assert payload["reading"]["dice"][0]["box"] == [83, 83, 167, 167]
+    pid = payload["photo"]["id"]
+    assert client.play(game["id"], BONE_ROUND[0], seen=0, photo=pid).json["game"]["photos"] == {"1": pid}
+    watcher.close()
