@@ -465,6 +465,8 @@ class ClassicBluff(Rules[BluffState]):
         if action.player != state.player:
             if action.player in state.out:
                 raise IllegalAction(f"{names[action.player]} is out of the game; it is {names[state.player]}'s turn.")
+            if state.phase == "reveal" and isinstance(action, Reveal):
+                raise IllegalAction(f"{self._expected(state)} The dice are entered as {names[state.player]}'s action.")
             raise IllegalAction(f"It is {names[state.player]}'s turn, not {names[action.player]}'s.")
         last = state.claims[-1] if state.claims else None
         if isinstance(action, Announce):
@@ -515,12 +517,17 @@ class ClassicBluff(Rules[BluffState]):
             raise IllegalAction(f"'{action.kind}' is not a move of the bluff mode; announce, believe or doubt.")
 
     def _expected(self, state: BluffState) -> str:
-        who = state.setup.players[state.player]
-        return {
-            "announce": f"{who} must announce a hand now.",
-            "decide": f"{who} must believe or doubt the claim now.",
-            "reveal": f"The cup is lifted: enter the dice {who} revealed.",
-        }[state.phase]
+        names = state.setup.players
+        who = names[state.player]
+        if state.phase == "announce":
+            return f"{who} must announce a hand now."
+        last = state.claims[-1]
+        if state.phase == "decide":
+            if self.is_top(state.setup, last.dice):
+                return f"{who} must take one strike or lift the cup now."
+            return f"{who} must believe or doubt the claim now."
+        claim = "-".join(faces(last.dice, state.setup.dice_kind))
+        return f"{who} lifted the cup: enter the five dice under it ({names[last.player]} claimed {claim})."
 
     def apply(self, state: BluffState, action: Action) -> BluffState:
         if isinstance(action, Announce):

@@ -247,8 +247,12 @@ def test_classic_rule_6_doubt_reveal_at_least_as_good_doubter_takes_the_strike()
     log = bluff()
     play(log, "announce", ANNA, dice=[6, 6, 3, 3, 1])
     play(log, "doubt", BERT)
-    with pytest.raises(IllegalAction, match="enter the dice"):
+    with pytest.raises(
+        IllegalAction, match="Bert lifted the cup: enter the five dice under it \\(Anna claimed 6-6-3-3-1\\)"
+    ):
         play(log, "announce", BERT, dice=[6, 6, 6, 6, 6])
+    with pytest.raises(IllegalAction, match="entered as Bert's action"):
+        play(log, "reveal", ANNA, dice=[6, 6, 3, 3, 1])
     play(log, "reveal", BERT, dice=[6, 6, 3, 3, 1])  # exactly the claim: it stands
     assert log.state.strikes == (0, 1, 0)
     assert log.to_move() == BERT  # the loser starts a fresh sequence
@@ -414,6 +418,8 @@ def test_classic_rule_6_with_poker_dice_the_top_claim_is_five_aces() -> None:
     play(log, "announce", ANNA, dice=["A", "A", "A", "A", "A"])
     with pytest.raises(IllegalAction, match="Five aces cannot be raised"):
         play(log, "believe", BERT)
+    with pytest.raises(IllegalAction, match="Bert must take one strike or lift the cup now"):
+        play(log, "reveal", BERT, dice=["A", "A", "A", "A", "A"])
     play(log, "take", BERT)
     play(log, "announce", BERT, dice=["K", "K", "K", "K", "K"])
     with pytest.raises(IllegalAction, match="only for a claim of five aces"):
