@@ -41,12 +41,13 @@ class ProfileError(ValueError):
 
 
 def data_dir() -> Path:
-    """The user's data folder for Becher: $BECHER_DATA, else the platform's usual place."""
+    """The user's data folder for Becher: $BECHER_DATA, else the platform's usual place (as ``web.app.data_dir``)."""
     env = os.environ.get("BECHER_DATA")
     if env:
         return Path(env)
     if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "Becher"
+        base = os.environ.get("LOCALAPPDATA") or os.environ.get("APPDATA")
+        return Path(base or Path.home() / "AppData" / "Local") / "Becher"
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / "Becher"
     return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "becher"

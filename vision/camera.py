@@ -297,9 +297,10 @@ class CameraWatcher:
         on_proposal: Callable[[Proposal], None] | None = None,
         profile: Profile | None = None,
         config: SettleConfig | None = None,
+        session: CameraSession | None = None,
     ) -> None:
         self.source: FrameSource = open_source(source) if isinstance(source, str | int) else source
-        self.session = CameraSession(reader, profile, config, on_proposal)
+        self.session = session or CameraSession(reader, profile, config, on_proposal)
         self.error: str | None = None
         self.ended = threading.Event()
         self._stop = threading.Event()

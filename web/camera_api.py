@@ -1,0 +1,314 @@
+"""The camera under /api/camera: live frames (host camera or the browser's), proposals, calibration, profiles.
+
+Register with one line in ``create_app``: ``app.register_blueprint(camera_api.bp)``. On registration the
+blueprint sets up ``app.extensions["becher.camera"]`` (a ``CameraHub``); when ``app.config["CAMERA"]``
+names a source (``becher serve --camera 0``) a watcher thread starts reading it. Proposals go to the
+game being watched as SSE events named ``camera`` on that game's stream (``/api/games/<id>/events``),
+with the proposal's JSON (see docs/camera.md); the table page shows them for a one-tap confirm.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, request
+from flask.blueprints import BlueprintSetupState
+
+from calibration.mat import PAPERS, mat_pdf
+from calibration.profile import (
+    Profile,
+    ProfileError,
+    delete_profile,
+    list_profiles,
+    load_profile,
+    profiles_dir,
+    save_profile,
+)
+from calibration.rectify import detect_markers, fit_mat
+from vision.camera import CameraSession, CameraWatcher, decode_frame, open_source, reader_for
+from vision.reading import ImageError, Reading
+from vision.settle import Proposal, SettleConfig
+from web import access
+from web.api import body, fail, flag, hub_of, ok, store_of
+
+log = logging.getLogger(__name__)
+bp = Blueprint("camera", __name__, url_prefix="/api/camera")
+FRAME_LIMIT = 8 * 1024 * 1024
+
+
+class CameraHub:
+    """The one camera of this server: a session fed by a host watcher or by browser frames, and where it reports."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.kind = "auto"
+        self.game_id: str | None = None
+        self.seq = itertools.count(1)
+        self.last: dict[str, Any] | None = None
+        self.folder = Path(app.config.get("CAMERA_PROFILES") or profiles_dir().parent)
+        self._read = reader_for("auto")
+        self._readers: dict[str, Any] = {}
+        config = SettleConfig(auto_confirm=bool(app.config.get("CAMERA_AUTO_CONFIRM", False)))
+        self.session = CameraSession(self.read, self._start_profile(), config, self.on_proposal)
+        self.source = app.config.get("CAMERA")
+        self.watcher: CameraWatcher | None = None
+        self.error: str | None = None
+
+    def read(self, bgr: Any) -> Reading:
+        """The dice reader for the kind of the game being watched (chosen per frame, loaded once per kind)."""
+        kind = self.kind
+        if kind not in self._readers:
+            self._readers[kind] = reader_for(kind)
+        result: Reading = self._readers[kind](bgr)
+        return result
+
+    def _start_profile(self) -> Profile | None:
+        name = self.app.config.get("CAMERA_PROFILE")
+        if name:
+            try:
+                return load_profile(str(name), self.folder)
+            except ProfileError:
+                log.warning("camera profile %r not found; reading without calibration", name)
+                return None
+        source = str(self.app.config.get("CAMERA") or "")
+        matching = [p for p in list_profiles(self.folder) if p.calibrated and p.camera == source]
+        return max(matching, key=lambda p: p.created) if matching else None
+
+    def start(self) -> None:
+        if self.source is None or self.watcher is not None:
+            return
+        try:
+            source = open_source(self.source, pace=True)
+        except (OSError, ValueError) as exc:
+            log.error("camera %r: %s", self.source, exc)
+            self.error = str(exc)
+            return
+        self.watcher = CameraWatcher(source, self.read, session=self.session).start()
+
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def on_proposal(self, proposal: Proposal) -> None:
+        payload = {"seq": next(self.seq), "game": self.game_id, **proposal.to_json()}
+        with self.lock:
+            self.last = payload
+            game_id = self.game_id
+        if game_id is not None:
+            with self.app.app_context():
+                hub_of().publish(game_id, "camera", payload)
+
+    def status(self) -> dict[str, Any]:
+        out = self.session.status()
+        with self.lock:
+            out.update(
+                source=None if self.source is None else str(self.source),
+                running=bool(self.watcher and self.watcher.status()["running"]),
+                error=(self.watcher.error if self.watcher else None) or self.error,
+                game=self.game_id,
+                kind=self.kind,
+                proposal=self.last,
+            )
+        return out
+
+
+def camera_of() -> CameraHub:
+    hub: CameraHub = current_app.extensions["becher.camera"]
+    return hub
+
+
+@bp.record_once
+def _setup(state: BlueprintSetupState) -> None:
+    app = state.app
+    assert isinstance(app, Flask)
+    hub = CameraHub(app)
+    app.extensions["becher.camera"] = hub
+    if not app.config.get("TESTING"):
+        hub.start()
+        atexit.register(hub.stop)
+
+
+@bp.get("")
+def status() -> Response:
+    return ok(camera=camera_of().status())
+
+
+@bp.post("/frame")
+def push_frame() -> Response:
+    """One frame from the browser's camera (the body is a JPEG or PNG); answers the status and any proposal.
+
+    The header ``X-Frame-Time`` may give the capture time in seconds (``performance.now() / 1000``), so
+    stillness is timed by the camera rather than by when frames happen to arrive.
+    """
+    if request.content_length is not None and request.content_length > FRAME_LIMIT:
+        fail(413, "too_large", "A camera frame must be under 8 MB; send a smaller picture.")
+    data = request.get_data(cache=False)
+    if not data:
+        fail(400, "malformed", "Send the frame as the request body (image/jpeg).")
+    hub = camera_of()
+    if hub.watcher is not None:
+        fail(409, "camera_busy", "The host's camera is in use; the browser's camera cannot feed it at the same time.")
+    t: float | None = None
+    if request.headers.get("X-Frame-Time"):
+        try:
+            t = float(request.headers["X-Frame-Time"])
+        except ValueError:
+            t = float("nan")
+        if not math.isfinite(t) or t < 0:
+            fail(400, "malformed", "The header X-Frame-Time must be the capture time in seconds.")
+    try:
+        answer = hub.session.feed_jpeg(data, t)
+    except ImageError as exc:
+        fail(415, "not_image", str(exc))
+    return ok(camera={**hub.status(), "proposal": hub.last if answer["proposal"] else None})
+
+
+@bp.get("/preview.jpg")
+def preview() -> Response:
+    top = request.args.get("top") in ("1", "true")
+    jpeg = camera_of().session.preview_jpeg(top=top)
+    if jpeg is None:
+        fail(404, "no_frame", "The camera has sent no picture yet.")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/watch")
+def watch() -> Response:
+    """Send proposals to this game (``{"game": id}``; null stops); the next throw starts a turn."""
+    data = body()
+    game_id = data.get("game")
+    hub = camera_of()
+    if game_id is not None:
+        if not isinstance(game_id, str):
+            fail(400, "malformed", "The field 'game' must be a game id or null.")
+        store = store_of()
+        row = store.row(game_id)
+        access.require_write(store, row)
+        kind = str(row.setup.get("settings", {}).get("dice", "auto"))
+        hub.kind = kind if kind in ("pip", "poker") else "auto"
+    with hub.lock:
+        hub.game_id = game_id
+        hub.last = None
+    hub.session.new_turn()
+    return ok(camera=hub.status())
+
+
+@bp.post("/turn")
+def new_turn() -> Response:
+    """The turn passed (or the dice were entered by hand): the next throw is a first throw."""
+    hub = camera_of()
+    hub.session.new_turn()
+    return ok(camera=hub.status())
+
+
+@bp.post("/check")
+def check() -> Response:
+    """Look for the mat in the latest frame: which paper, which markers, how well they fit."""
+    frame = _latest_or_body()
+    fit = fit_mat(detect_markers(frame))
+    if fit is None:
+        return ok(mat=None, message="No mat found: at least two of its markers must be in view.")
+    return ok(
+        mat={
+            "paper": fit.layout.paper,
+            "markers": list(fit.seen),
+            "expected": fit.expected,
+            "covered": fit.covered,
+            "error_mm": round(fit.error_mm, 3),
+        }
+    )
+
+
+def _latest_or_body() -> Any:
+    data = request.get_data(cache=False) if request.mimetype.startswith("image/") else b""
+    if data:
+        try:
+            return decode_frame(data)
+        except ImageError as exc:
+            fail(415, "not_image", str(exc))
+    frame = camera_of().session.latest_frame()
+    if frame is None:
+        fail(404, "no_frame", "The camera has sent no picture yet.")
+    return frame
+
+
+@bp.get("/profiles")
+def profiles() -> Response:
+    hub = camera_of()
+    current = hub.session.profile.name if hub.session.profile else None
+    return ok(profiles=[p.to_json() for p in list_profiles(hub.folder)], current=current)
+
+
+@bp.post("/profiles")
+def save() -> Response:
+    """Calibrate from the latest frame (or ``{"name", "none": true}`` for a profile without a mat) and use it."""
+    data = body()
+    name = data.get("name")
+    if not isinstance(name, str):
+        fail(400, "malformed", "The field 'name' must be the profile's name.")
+    hub = camera_of()
+    frame = hub.session.latest_frame()
+    if frame is None:
+        fail(404, "no_frame", "The camera has sent no picture yet.")
+    resolution = (int(frame.shape[1]), int(frame.shape[0]))
+    camera = str(hub.source) if hub.source is not None else "browser"
+    try:
+        if flag(data, "none"):
+            profile = Profile(name=name, camera=camera, resolution=resolution)
+        else:
+            fit = fit_mat(detect_markers(frame))
+            if fit is None:
+                fail(422, "no_mat", "No mat found: put the printed mat under the camera with its markers in view.")
+            if fit.covered:
+                fail(
+                    422, "mat_covered", f"Only {len(fit.seen)} of {fit.expected} markers are in view; uncover the mat."
+                )
+            profile = Profile.from_fit(name, fit, camera, resolution)
+        save_profile(profile, hub.folder)
+    except ProfileError as exc:
+        fail(400, "malformed", str(exc))
+    hub.session.use_profile(profile)
+    return ok(201, profile=profile.to_json())
+
+
+@bp.post("/profiles/<name>/use")
+def use(name: str) -> Response:
+    hub = camera_of()
+    try:
+        profile = load_profile(name, hub.folder)
+    except ProfileError as exc:
+        fail(404, "not_found", str(exc))
+    hub.session.use_profile(profile)
+    return ok(profile=profile.to_json())
+
+
+@bp.delete("/profiles/<name>")
+def delete(name: str) -> Response:
+    hub = camera_of()
+    try:
+        delete_profile(name, hub.folder)
+    except ProfileError as exc:
+        fail(404, "not_found", str(exc))
+    if hub.session.profile is not None and hub.session.profile.name == name:
+        hub.session.use_profile(None)
+    return ok(deleted=name)
+
+
+@bp.get("/mat.pdf")
+def mat() -> Response:
+    paper = request.args.get("paper", "a4").lower()
+    if paper not in PAPERS:
+        fail(400, "malformed", f"The paper must be one of {', '.join(sorted(PAPERS))}.")
+    return Response(
+        mat_pdf(paper),
+        mimetype="application/pdf",
+        headers={"Content-Disposition": f'inline; filename="becher-mat-{paper}.pdf"'},
+    )
