@@ -516,7 +516,7 @@ def games_events(game_id: str) -> Response:
     return Response(
         body_iter,
         mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"},
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
 
 
