@@ -276,6 +276,8 @@ def _place(
                 if any(cv2.pointPolygonTest(poly, (float(x), float(y)), False) < 0 for x, y in fp):
                     continue
             sil = _silhouette(cam, c, yaw, 0.0)
+            if style.fisheye:  # the lens pushes points outwards: the die must stay in the frame afterwards
+                sil = effects.fisheye_points(_densify(sil, 3.0), W, H, style.fisheye)
             if (
                 sil[:, 0].min() < margin
                 or sil[:, 1].min() < margin
