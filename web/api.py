@@ -337,10 +337,14 @@ def access_set(game_id: str) -> Response:
     data = body()
     if "public" not in data and "renew_code" not in data:
         fail(400, "malformed", "Send 'public' (true or false) and/or 'renew_code': true.")
-    if "public" in data:
-        view = store.set_public(game_id, flag(data, "public"))
-        publish_game(view)
-    if flag(data, "renew_code"):
+    public = flag(data, "public") if "public" in data else None
+    renew = flag(data, "renew_code")  # both checked before either is applied
+    if public is not None:
+        before = store.row(game_id).revision
+        view = store.set_public(game_id, public)
+        if view["revision"] != before:
+            publish_game(view)
+    if renew:
         store.renew_code(game_id)
     return access_answer(store, game_id)
 

@@ -117,6 +117,11 @@ def test_access_changes_need_a_field(client: Device) -> None:
     game = client.create()
     assert client.post(f"/api/games/{game['id']}/access", json={}).status_code == 400
     assert client.post(f"/api/games/{game['id']}/access", json={"public": "yes"}).status_code == 400
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    half = client.post(f"/api/games/{game['id']}/access", json={"public": True, "renew_code": "yes"})
+    assert half.status_code == 400
+    after = client.get(f"/api/games/{game['id']}/access").json
+    assert after["public"] is False and after["join"]["code"] == code
 
 
 def test_owner_removes_a_member(client: Device, join: Callable[[str], Device]) -> None:
