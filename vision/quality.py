@@ -31,7 +31,7 @@ Box = tuple[int, int, int, int]
 
 DARK_MEAN = 45.0  # mean grey level (0..255) below which the picture is too dark to trust
 BRIGHT_MEAN = 240.0
-BLUR_MIN = 0.32  # sharpness of a die patch (mean |Laplacian| / contrast) below which it is blurred
+BLUR_MIN = 0.36  # sharpness of a die patch (mean |Laplacian| / contrast) below which it is blurred
 _PATCH = 48
 
 

@@ -30,7 +30,7 @@ def test_too_dark_and_washed_out_block(table: tuple[np.ndarray, list]) -> None: 
     assert codes(check_light(bright)) == ["bright"]
 
 
-@pytest.mark.parametrize("sigma", [2.5, 4.0])
+@pytest.mark.parametrize("sigma", [3.0, 4.0])
 def test_blurred_dice_are_reported(table: tuple[np.ndarray, list], sigma: float) -> None:  # type: ignore[type-arg]
     frame, boxes = table
     blurred = cv2.GaussianBlur(frame, (0, 0), sigma)
