@@ -34,7 +34,9 @@ def qr_svg(url: str) -> Markup:
     """The join link as an inline SVG QR code (inline, so it needs no request and scales with the box)."""
     import segno
 
-    return Markup(segno.make(url, error="m").svg_inline(scale=4, border=2, omitsize=True))
+    svg = segno.make(url, error="m").svg_inline(scale=4, border=2, omitsize=True)
+    # the surrounding element carries the name (role img); the drawing itself is hidden from screen readers
+    return Markup(svg.replace("<svg ", '<svg aria-hidden="true" focusable="false" ', 1))
 
 
 def table_context(game_id: str) -> TablePage:

@@ -1,0 +1,204 @@
+"""Photo with correction, undo, language switch, and an accessibility check of each page, in a real browser."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.browser.conftest import screenshot
+from tests.web.browser.flows import join, new_game, revision, table_follows, throw, wait_revision
+
+pytestmark = pytest.mark.browser
+
+BOXES = [(60, 200, 200, 340), (260, 190, 400, 330), (460, 210, 600, 350), (660, 200, 800, 340), (860, 195, 1000, 335)]
+READ_FACES = ["3", "3", "5", "2", "6"]
+
+
+def dice_photo() -> bytes:
+    """A photo-like image with five light squares where the dice lie (the reader's output is given below)."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (1100, 560), (24, 90, 60))
+    draw = ImageDraw.Draw(img)
+    for x0, y0, x1, y1 in BOXES:
+        draw.rounded_rectangle((x0, y0, x1, y1), radius=18, fill=(250, 248, 240), outline=(30, 30, 30), width=4)
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+def fixed_reading(data: bytes, kind: str) -> dict[str, Any]:
+    """What the dice reader reports for ``dice_photo``: five dice, the middle one uncertain (5, maybe a 4)."""
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(data)).size
+    dice = [
+        {"face": f, "value": int(f), "confidence": 0.41 if i == 2 else 0.99, "box": list(b), "uncertain": i == 2}
+        for i, (f, b) in enumerate(zip(READ_FACES, BOXES, strict=True))
+    ]
+    return {"kind": "pip", "dice": dice, "width": width, "height": height, "ms": 5.0, "warnings": []}
+
+
+def test_photo_upload_with_correction_of_one_die(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # The page flow is under test here, not the reader: the reader's answer for this image is fixed.
+    monkeypatch.setattr("web.photos.read_image", fixed_reading)
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    if phone.locator("#tab-photo").get_attribute("aria-selected") != "true":
+        phone.click("#tab-photo")
+    photo = tmp_path / "dice.jpg"
+    photo.write_bytes(dice_photo())
+    phone.set_input_files("#photo-input", str(photo))
+    boxes = phone.locator(".photo-wrap .dbox")
+    expect(boxes).to_have_count(5)
+    expect(phone.locator(".photo-wrap .dbox.uncertain")).to_have_count(1)
+    expect(phone.locator(".entry-die img")).to_have_count(5)
+    # boxes sit where the dice are: the first box starts at 60/1100 of the photo's width
+    left = phone.evaluate("parseFloat(document.querySelector('.dbox').style.left)")
+    assert abs(left - 100 * 60 / 1100) < 0.5
+    screenshot(phone, "phone-photo-read")
+    phone.locator(".photo-wrap .dbox.uncertain").click()
+    expect(phone.locator("#face-dialog")).to_be_visible()
+    phone.click('#face-dialog button[data-face-value="4"]')
+    expect(phone.locator("#face-dialog")).to_be_hidden()
+    expect(phone.locator(".photo-wrap .dbox.fixed .lbl")).to_have_text("4")
+    screenshot(phone, "phone-photo-corrected")
+    before = revision(phone)
+    phone.locator(".send-throw").first.click()
+    wait_revision(phone, before + 1)
+    game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
+    assert game["state"]["view"]["turn"]["dice"] == [3, 3, 4, 2, 6]
+    assert list(game["photos"]) == ["1"]
+    table_follows(tablet, phone)
+    link = tablet.locator(".history a.photo-link")
+    expect(link).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
+
+
+def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    throw(phone, [3, 3, 5, 6, 1])
+    table_follows(tablet, phone)
+    expect(tablet.locator(".history")).to_contain_text("Anna threw 3 3 5 6 1")
+    before = revision(phone)
+    phone.click("[data-undo]")
+    wait_revision(phone, before + 1)
+    expect(phone.locator("#toast")).to_contain_text("Undone: Anna threw 3 3 5 6 1")
+    table_follows(tablet, phone)
+    expect(tablet.locator(".history")).not_to_contain_text("Anna threw")
+    game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
+    assert game["state"]["actions"] == 0
+    # and from the table too
+    throw(phone, [2, 2, 2, 4, 4])
+    table_follows(tablet, phone)
+    tablet.click("[data-undo]")
+    expect(tablet.locator("#toast")).to_contain_text("Undone: Anna threw 2 2 2 4 4")
+    wait_revision(phone, before + 3)
+
+
+def test_language_switch(server: str, tablet: Any) -> None:
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    tablet.select_option("#lang-select", "de")
+    tablet.wait_for_load_state()
+    expect(tablet.locator("html")).to_have_attribute("lang", "de")
+    expect(tablet.locator(".ranking").locator("..")).to_contain_text("Rangliste")
+    expect(tablet.locator(".round-box")).to_contain_text("Runde 1 von 5")
+    tablet.goto(f"{server}/")
+    expect(tablet.locator("h1")).to_have_text("Neues Spiel")
+    tablet.select_option("#lang-select", "pl")
+    tablet.wait_for_load_state()
+    expect(tablet.locator("html")).to_have_attribute("lang", "pl")
+    expect(tablet.locator("h1")).to_have_text("Nowa gra")
+    tablet.select_option("#lang-select", "en")
+    expect(tablet.locator("h1")).to_have_text("New game")
+
+
+NAMELESS = re.compile(r"^\s*- (button|link|textbox|combobox|checkbox|radio|img|spinbutton)\s*(\[.*\])?:?\s*$")
+
+CONTRAST_JS = """
+() => {
+  const lum = (c) => {
+    const [r, g, b] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const bg = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length >= 3 && (c.length < 4 || c[3] > 0.9)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const bad = [];
+  const seen = new Set();
+  for (const el of document.querySelectorAll("main *, header *")) {
+    const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.offsetParent || el.closest(".visually-hidden") || el.closest("[disabled]")) continue;
+    const st = getComputedStyle(el);
+    if (parseFloat(st.opacity) < 1 || el.closest(".out, .placed-die")) continue;
+    const fg = rgb(st.color).slice(0, 3);
+    const l1 = lum(fg), l2 = lum(bg(el));
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    const large = parseFloat(st.fontSize) >= 24 || (parseFloat(st.fontSize) >= 18.5 && parseInt(st.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) {
+      const key = el.tagName + "." + el.className + ":" + el.textContent.trim().slice(0, 30);
+      if (!seen.has(key)) { seen.add(key); bad.push(key + " " + ratio.toFixed(2)); }
+    }
+  }
+  return bad;
+}
+"""
+
+
+def check_page(page: Any, name: str) -> None:
+    """Every control and image has an accessible name, the page has a lang and one h1, and text has contrast."""
+    snapshot = page.locator("body").aria_snapshot()
+    nameless = [line for line in snapshot.splitlines() if NAMELESS.match(line)]
+    assert not nameless, f"{name}: controls without an accessible name: {nameless}"
+    assert page.locator("html").get_attribute("lang")
+    assert page.locator("h1").count() == 1, f"{name}: one h1"
+    missing_alt = page.locator("img:not([alt])").count()
+    assert missing_alt == 0, f"{name}: {missing_alt} images without alt"
+    bad = page.evaluate(CONTRAST_JS)
+    assert not bad, f"{name}: low contrast: {bad}"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
+def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme: str) -> None:
+    tablet.goto(f"{server}/")
+    tablet.select_option("#theme-select", theme)
+    tablet.wait_for_load_state()
+    check_page(tablet, f"start ({theme})")
+    game_id = new_game(tablet, server, "sheet", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    phone.goto(f"{server}/phone/{game_id}")
+    phone.select_option("#theme-select", theme)
+    phone.wait_for_load_state()
+    throw(phone, [6, 6, 6, 2, 2])
+    table_follows(tablet, phone)
+    check_page(tablet, f"table ({theme})")
+    check_page(phone, f"phone ({theme})")
+    phone.click("#tab-tap")
+    check_page(phone, f"phone, tapping ({theme})")
+    tablet.goto(f"{server}/history/{game_id}")
+    check_page(tablet, f"history ({theme})")
+    if theme != "light":
+        tablet.goto(f"{server}/table/{game_id}")
+        screenshot(tablet, f"sheet-table-{theme}")
+        screenshot(phone, f"phone-{theme}")
+
+
+def test_live_announcement_of_new_scores(server: str, tablet: Any, phone: Any) -> None:
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    throw(phone, [4, 4, 4, 1, 2])
+    table_follows(tablet, phone)
+    live = tablet.locator("#announce")
+    expect(live).to_have_attribute("aria-live", "polite")
+    expect(live).to_have_text("Anna threw 4 4 4 1 2")
