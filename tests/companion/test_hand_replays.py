@@ -232,3 +232,76 @@ def test_hand_pokerdice_rolloffs_and_who_starts_next() -> None:
     assert table(log) == [("Ben", 1, 3), ("Ada", 2, 2), ("Cem", 2, 2)]
     outcome = log.outcome()
     assert outcome is not None and outcome.winners == (BEN,)
+
+
+# --------------------------------------------------------------------------- classic, house rules
+
+
+def test_hand_classic_house_rules_blind_gap_straight_above_full_house_held_fixed() -> None:
+    """Anna, Bert, Clara with held_fixed, blind_first_throw, gap_straight, straight_above_full_house and
+    end_at_first_out.
+
+    R1: Anna stands blind: everyone has one unseen throw. Anna full house 3s over 5s, Bert 1-2-3-4-6 (a
+       Kleine Straße with a gap, above any full house here), Clara full house 6s over 5s. Anna strike 1.
+    R2 (Anna, not blind): two pairs 2-2-5-5, held for good, twice; the third throw makes a full house
+       (limit 3). Bert a true Kleine Straße, Clara the gap straight just below it. Anna strike 2.
+    R3: Anna Poker (limit 1); Bert Große Straße; Clara full house, now below the straights: Clara strike 1.
+    R4: Clara stands blind. Clara and Anna both 1-1-2-3-4, Bert a pair of 5s. Roll-off Clara, Anna, still
+       one unseen throw each: Clara Drilling, Anna Nichts. Anna strike 3: the game ends; Bert has none.
+    """
+    log = replay("hand-classic-house-rules")
+    history = view(log)["history"]
+    assert [(r["blind"], r["throw_limit"], r["loser"]) for r in history] == [
+        (True, 1, ANNA),
+        (False, 3, ANNA),
+        (False, 1, CLARA),
+        (True, 1, ANNA),
+    ]
+    assert [r["best"] for r in history] == [[BERT], [BERT], [ANNA], [BERT]]
+    labels = [[h["label"] for h in r["stages"][0]["hands"]] for r in history[:2]]
+    assert labels == [
+        ["Full House", "Kleine Straße (mit Lücke)", "Full House"],
+        ["Full House", "Kleine Straße", "Kleine Straße (mit Lücke)"],
+    ]
+    assert history[3]["stages"][1]["order"] == [CLARA, ANNA]
+    assert table(log) == [("Bert", 1, 0), ("Clara", 2, 1), ("Anna", 3, 3)]
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (BERT,)
+
+
+def test_hand_classic_house_rules_held_dice_stay_aside_in_that_game() -> None:
+    """Before Anna's third throw in R2 (two pairs 2-2-5-5 held), taking the 5s up again to chase a straight
+    is refused; keeping them is what the log does."""
+    lines = (LOGS / "hand-classic-house-rules.jsonl").read_text(encoding="utf-8").splitlines()
+    log = GameLog.from_jsonl("\n".join(lines[:7]))
+    assert log.options()[0].detail["must_hold"] == [0, 1, 2, 3]
+    with pytest.raises(IllegalAction, match="fixed"):
+        log.play({"type": "throw", "player": ANNA, "dice": [2, 2, 4, 1, 3], "held": [0, 1, 4]})
+    log.play(json.loads(lines[7]))
+    assert log.state.history[-1].number == 1 and log.state.stage.hands[0].dice == (2, 2, 5, 5, 5)
+
+
+def test_hand_classic_ace_joker_with_poker_dice() -> None:
+    """Ada, Ben; poker dice, aces are jokers, two strikes out.
+
+    R1: Ada A-A-10-10-10 is a Grande of 10s (limit 1); Ben's five jacks are higher. Ada strike 1.
+    R2: Ada A-K-K-K-K, a Grande of kings; Ben five kings: the values the ace stands for tie them exactly.
+       Roll-off, one throw each: Ada A-Q-J-10-9 with the ace as K is a Kleine Straße (9 to K); Ben a pair
+       of 9s. Ben strike 1, starts R3.
+    R3: Ben A-A-A-9-9, the aces as 9s: a Grande of 9s, better than a full house of aces; Ada A-A-K-K-Q, at
+       best a Poker of kings. Ada strike 2: out; Ben wins.
+    """
+    log = replay("hand-classic-ace-joker")
+    history = view(log)["history"]
+    assert [r["loser"] for r in history] == [ADA, BEN, ADA]
+    assert [r["stages"][0]["order"][0] for r in history] == [ADA, ADA, BEN]
+    stood_for = [[h["stands_for"] for s in r["stages"] for h in s["hands"]] for r in history]
+    assert stood_for == [
+        [[2, 2, 2, 2, 2], [3, 3, 3, 3, 3]],
+        [[5, 5, 5, 5, 5], [5, 5, 5, 5, 5], [5, 4, 3, 2, 1], [4, 3, 2, 1, 1]],
+        [[1, 1, 1, 1, 1], [5, 5, 5, 5, 4]],
+    ]
+    assert [h["category"] for h in history[2]["stages"][0]["hands"]] == ["five", "four"]
+    assert table(log) == [("Ben", 1, 1), ("Ada", 2, 2)]
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (BEN,)
