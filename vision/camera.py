@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 import cv2
@@ -194,6 +195,12 @@ class CameraSession:
         with self.lock:
             self.detector.new_turn()
 
+    def set_auto_confirm(self, on: bool) -> None:
+        """Mark later proposals ``auto`` when every die is certain and nothing is wrong (a game setting)."""
+        with self.lock:
+            self.config = replace(self.config, auto_confirm=bool(on))
+            self.detector.config = self.config
+
     def prepare(self, frame: np.ndarray) -> np.ndarray:
         """The frame the detector sees: the mat's top view when calibrated, else the frame itself."""
         if self.view is None:
@@ -254,6 +261,7 @@ class CameraSession:
             out["frames"] = self.frames
             out["proposals"] = self.proposals
             out["calibrated"] = self.view is not None
+            out["auto_confirm"] = self.config.auto_confirm
             out["profile"] = self.profile.name if self.profile else None
             return out
 
@@ -281,8 +289,6 @@ class CameraSession:
 
 
 def _with_issues(proposal: Proposal, extra: list[Issue]) -> Proposal:
-    from dataclasses import replace
-
     issues = proposal.issues + tuple(extra)
     return replace(proposal, issues=issues, auto=False)
 

@@ -182,10 +182,16 @@ def preview() -> Response:
 
 @bp.post("/watch")
 def watch() -> Response:
-    """Send proposals to this game (``{"game": id}``; null stops); the next throw starts a turn."""
+    """Send proposals to this game (``{"game": id, "auto_confirm": bool}``; null stops); the next throw starts a turn.
+
+    With ``auto_confirm`` proposals whose dice are all certain come marked ``"auto": true``: the page enters
+    them without waiting for a tap.
+    """
     data = body()
     game_id = data.get("game")
     hub = camera_of()
+    auto = flag(data, "auto_confirm", hub.session.config.auto_confirm)
+    kind = "auto"
     if game_id is not None:
         if not isinstance(game_id, str):
             fail(400, "malformed", "The field 'game' must be a game id or null.")
@@ -193,7 +199,8 @@ def watch() -> Response:
         row = store.row(game_id)
         access.require_write(store, row)
         kind = str(row.setup.get("settings", {}).get("dice", "auto"))
-        hub.kind = kind if kind in ("pip", "poker") else "auto"
+    hub.kind = kind if kind in ("pip", "poker") else "auto"
+    hub.session.set_auto_confirm(auto)
     with hub.lock:
         hub.game_id = game_id
         hub.last = None

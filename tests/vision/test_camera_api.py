@@ -66,8 +66,8 @@ def test_browser_frames_make_proposals_published_to_the_watched_game(app: Flask,
     reader = TruthReader()
     hub = app.extensions["becher.camera"]
     hub._readers.update({"auto": reader, "pip": reader, "poker": reader})
-    r = client.post("/api/camera/watch", json={"game": game["id"]}, headers=WRITE)
-    assert r.status_code == 200 and r.json["camera"]["game"] == game["id"]
+    r = client.post("/api/camera/watch", json={"game": game["id"], "auto_confirm": True}, headers=WRITE)
+    assert r.status_code == 200 and r.json["camera"]["game"] == game["id"] and r.json["camera"]["auto_confirm"]
     events = app.extensions["becher.hub"].subscribe(game["id"])
     video = TableVideo(seed=21).still(0.2).throw([6, 6, 6, 1, 2]).still(0.6)
     answers = []
@@ -78,6 +78,7 @@ def test_browser_frames_make_proposals_published_to_the_watched_game(app: Flask,
     made = [a.json["camera"]["proposal"] for a in answers if a.json["camera"]["proposal"]]
     assert len(made) == 1
     assert made[0]["dice"] == list(video.events[-1].dice) and made[0]["game"] == game["id"] and made[0]["seq"] == 1
+    assert made[0]["auto"] is True and made[0]["held"] == [] and made[0]["throw"] == 1
     event = events.get(timeout=1)
     assert event.name == "camera" and '"all_five":true' in event.data
     assert client.get("/api/camera").json["camera"]["throws"] == 1
@@ -102,6 +103,10 @@ def test_watching_an_unknown_game_is_refused(client: FlaskClient) -> None:
     r = client.post("/api/camera/watch", json={"game": "nope"}, headers=WRITE)
     assert r.status_code == 404 and r.json["ok"] is False
     is_error(client.post("/api/camera/watch", json={"game": 3}, headers=WRITE), 400, "malformed")
+    is_error(
+        client.post("/api/camera/watch", json={"game": None, "auto_confirm": "yes"}, headers=WRITE), 400, "malformed"
+    )
+    assert client.get("/api/camera").json["camera"]["auto_confirm"] is False
 
 
 def mat_frame() -> np.ndarray:
