@@ -17,6 +17,7 @@ from vision.synth import (
     render_face,
     render_face_labelled,
     render_scene,
+    render_video,
     sample_design,
 )
 from vision.synth import style as style_mod
@@ -155,7 +156,7 @@ def test_pinned_style_fields_are_kept() -> None:
     [
         {"kind": "dice"},
         {"split": "val"},
-        {"n_dice": 0},
+        {"n_dice": -1},
         {"n_dice": 41},
         {"n_dice": True},
         {"size": (8, 8)},
@@ -203,3 +204,26 @@ def test_every_table_renders_at_odd_sizes(background: str) -> None:
     for seed, size in ((0, (97, 61)), (1, (300, 400))):
         s = render_scene(seed, kind="poker", split=split, size=size, style=SceneStyle(background=background))
         assert s.image.shape == (size[1], size[0], 3) and s.dice
+
+
+def test_an_empty_table_has_no_dice() -> None:
+    s = render_scene(9, n_dice=0, size=(160, 120))
+    assert s.dice == [] and s.values == "" and s.boxes == ""
+
+
+def test_video_of_a_throw_goes_through_its_phases() -> None:
+    kw: dict = {"size": (160, 120), "fps": 6, "empty_s": 0.5, "hand_s": 1, "rolling_s": 1, "settled_s": 1}
+    v = render_video(4, kind="poker", n_dice=3, style=SceneStyle(noise=0.02), **kw)
+    phases = [f.phase for f in v.frames]
+    assert phases == sorted(phases, key=["empty", "hand", "rolling", "settled"].index)
+    assert {"empty", "hand", "rolling", "settled"} <= set(phases)
+    assert all(not f.dice for f in v.frames if f.phase in ("empty", "hand"))
+    assert any(f.hand_box for f in v.frames if f.phase == "hand")
+    still = [f for f in v.frames if f.phase == "settled"]
+    assert all(f.dice == still[0].dice for f in still) and len(still[0].dice) == 3
+    assert v.settled == list(still[-1].dice) and v.first_settled == still[0].index
+    # Sensor noise moves from frame to frame; the scene itself does not.
+    a, b = (f.image.astype(int) for f in still[:2])
+    assert 0 < np.abs(a - b).mean() < 8
+    w = render_video(4, kind="poker", n_dice=3, style=SceneStyle(noise=0.02), **kw)
+    assert all(np.array_equal(f.image, g.image) for f, g in zip(v.frames, w.frames, strict=True))

@@ -28,6 +28,7 @@ from vision.synth.style import (
     check_kind_split,
     sample_design,
 )
+from vision.synth.video import Video, VideoFrame, render_video
 
 __all__ = [
     "BACKGROUNDS",
@@ -38,9 +39,12 @@ __all__ = [
     "Scene",
     "SceneDie",
     "SceneStyle",
+    "Video",
+    "VideoFrame",
     "render_face",
     "render_face_labelled",
     "render_scene",
+    "render_video",
     "sample_design",
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -319,7 +320,32 @@ def _warp_face(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int, w: int, h: i
     )
 
 
-def render(
+@dataclass
+class Setup:
+    """Everything fixed for one scene (or one video): style, camera, table, light and the dice at rest."""
+
+    seed: int
+    kind: str
+    split: str
+    rng: np.random.Generator
+    style: SceneStyle
+    cam: Camera
+    table: np.ndarray  # float32 BGR, the camera's view of the empty table
+    light: np.ndarray
+    ambient: float
+    dice: list[_Die]
+
+
+def check_size(size: tuple[int, int]) -> tuple[int, int]:
+    if (not isinstance(size, tuple | list)) or len(size) != 2 or not all(isinstance(v, int) for v in size):
+        raise ValueError(f"size must be (width, height) ints, not {size!r}.")
+    W, H = int(size[0]), int(size[1])
+    if not (16 <= W <= 8192 and 16 <= H <= 8192):
+        raise ValueError(f"size must lie between 16 and 8192 pixels a side, not {W}x{H}.")
+    return W, H
+
+
+def prepare(
     seed: int,
     kind: str,
     n_dice: int | None,
@@ -329,20 +355,17 @@ def render(
     *,
     centre_die: bool = False,
     top_rank: int | None = None,
-) -> Scene:
+    salt: int = 0,
+) -> Setup:
     check_kind_split(kind, split)
-    if (not isinstance(size, tuple | list)) or len(size) != 2 or not all(isinstance(v, int) for v in size):
-        raise ValueError(f"size must be (width, height) ints, not {size!r}.")
-    W, H = int(size[0]), int(size[1])
-    if not (16 <= W <= 8192 and 16 <= H <= 8192):
-        raise ValueError(f"size must lie between 16 and 8192 pixels a side, not {W}x{H}.")
-    if n_dice is not None and (isinstance(n_dice, bool) or not isinstance(n_dice, int) or not 1 <= n_dice <= MAX_DICE):
-        raise ValueError(f"n_dice must be an int in 1..{MAX_DICE}, not {n_dice!r}.")
+    W, H = check_size(size)
+    if n_dice is not None and (isinstance(n_dice, bool) or not isinstance(n_dice, int) or not 0 <= n_dice <= MAX_DICE):
+        raise ValueError(f"n_dice must be an int in 0..{MAX_DICE}, not {n_dice!r}.")
     if style is not None and not isinstance(style, SceneStyle):
         raise ValueError(f"style must be a SceneStyle, not {type(style).__name__}.")
-    rng = rng_for(seed, kind, split)
+    rng = rng_for(seed, kind, split, salt)
     n = n_dice if n_dice is not None else _choose_n(rng)
-    st = _draw_style(rng, kind, split, style or SceneStyle(), n, (W, H))
+    st = _draw_style(rng, kind, split, style or SceneStyle(), max(n, 1), (W, H))
     assert st.designs and st.die_px and st.fov_deg is not None and st.tilt_deg is not None
     for design in st.designs:
         if design.kind != kind:
@@ -375,11 +398,10 @@ def render(
         if placed is None:
             raise RuntimeError(f"could not place {n} dice in {W}x{H}")  # pragma: no cover - shrinking always fits
         st = replace(st, die_px=die_px)
-    img = table.image
     # Light: direction towards the light, elevation 35..85 degrees.
     az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
     light = np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
-    ambient = rng.uniform(0.35, 0.65)
+    ambient = float(rng.uniform(0.35, 0.65))
     dice: list[_Die] = []
     designs = st.designs or (sample_design(rng, kind, split),)
     for j, (c, yaw) in enumerate(placed):
@@ -387,21 +409,48 @@ def render(
         rank = int(rng.integers(1, 7))
         if j == 0 and top_rank is not None:
             rank = top_rank
-        turns = rng.integers(0, 4, 4)
-        dice.append(
-            _Die(
-                np.asarray(c),
-                yaw,
-                design,
-                rank,
-                _sides(design, rank, rng),
-                (int(turns[0]), int(turns[1]), int(turns[2]), int(turns[3])),
-            )
-        )
-    if st.shadows:
-        _shadows(rng, img, cam, dice, light)
-    labels = _draw_dice(rng, img, cam, dice, light, ambient)
-    return _finish(rng, img, labels, st, kind, seed, split)
+        dice.append(new_die(rng, np.asarray(c), yaw, design, rank))
+    return Setup(seed, kind, split, rng, st, cam, table.image, light, ambient, dice)
+
+
+def new_die(rng: np.random.Generator, centre: np.ndarray, yaw: float, design: DieDesign, rank: int) -> _Die:
+    turns = rng.integers(0, 4, 4)
+    sides = _sides(design, rank, rng)
+    return _Die(centre, yaw, design, rank, sides, (int(turns[0]), int(turns[1]), int(turns[2]), int(turns[3])))
+
+
+def compose(
+    setup: Setup,
+    dice: list[_Die],
+    rng: np.random.Generator,
+    *,
+    copy: bool = True,
+    noise_rng: np.random.Generator | None = None,
+    overlay: Callable[[np.ndarray], None] | None = None,
+) -> Scene:
+    """Draw ``dice`` on the setup's table and take the photo; ``overlay`` may paint over the dice (a hand)."""
+    img = setup.table.copy() if copy else setup.table
+    if setup.style.shadows and dice:
+        _shadows(rng, img, setup.cam, dice, setup.light)
+    labels = _draw_dice(rng, img, setup.cam, dice, setup.light, setup.ambient)
+    if overlay is not None:
+        overlay(img)
+    return _finish(rng, img, labels, setup.style, setup.kind, setup.seed, setup.split, noise_rng=noise_rng)
+
+
+def render(
+    seed: int,
+    kind: str,
+    n_dice: int | None,
+    size: tuple[int, int],
+    split: str,
+    style: SceneStyle | None,
+    *,
+    centre_die: bool = False,
+    top_rank: int | None = None,
+) -> Scene:
+    setup = prepare(seed, kind, n_dice, size, split, style, centre_die=centre_die, top_rank=top_rank)
+    return compose(setup, setup.dice, setup.rng, copy=False)
 
 
 def _shadows(rng: np.random.Generator, img: np.ndarray, cam: Camera, dice: list[_Die], light: np.ndarray) -> None:
@@ -532,6 +581,7 @@ def _finish(
     kind: str,
     seed: int,
     split: str,
+    noise_rng: np.random.Generator | None = None,
 ) -> Scene:
     H, W = img.shape[:2]
     if st.effects:
@@ -558,7 +608,7 @@ def _finish(
         g = cv2.cvtColor(np.clip(img, 0, 1), cv2.COLOR_BGR2GRAY)
         img = np.repeat(g[..., None], 3, axis=2)
     if st.noise:
-        img = effects.sensor_noise(rng, img, st.noise)
+        img = effects.sensor_noise(noise_rng or rng, img, st.noise)
     np.clip(img, 0.0, 1.0, out=img)
     out = cv2.convertScaleAbs(img, alpha=255.0)
     if st.tone and st.tone != 1:
