@@ -22,7 +22,17 @@ from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate
 from companion.turns import Stand, Throw, Turn
 
-__all__ = ["Hand", "RoundResult", "RoundRules", "RoundState", "Stage", "check_dice", "check_seat", "seats_from"]
+__all__ = [
+    "Hand",
+    "RoundResult",
+    "RoundRules",
+    "RoundState",
+    "Stage",
+    "check_dice",
+    "check_seat",
+    "check_whole",
+    "seats_from",
+]
 
 THROWS = 3
 
@@ -105,6 +115,12 @@ def check_seat(player: int, seats: int) -> None:
     """Refuse a seat that does not exist (actions built in code skip the JSON checks)."""
     if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < seats:
         raise MalformedInput(f"There is no player {player!r} in this game.")
+
+
+def check_whole(value: object, what: str) -> None:
+    """Refuse a field that is not a whole number; a bool would be accepted here but could never be replayed."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MalformedInput(f"{what} must be a whole number, not {value!r}.")
 
 
 def check_dice(dice: Sequence[int]) -> None:
@@ -251,6 +267,8 @@ class RoundRules(Rules[RoundState]):
             raise IllegalAction(f"It is {self.name(state, mover)}'s turn, not {who}'s.")
         if isinstance(action, Throw):
             check_dice(action.dice)
+            for position in action.held:
+                check_whole(position, "A held position")
             state.turn.verify_throw(action, self.max_throws(state), self.held_fixed(state.setup))
         elif isinstance(action, Stand):
             state.turn.verify_stand()

@@ -338,7 +338,8 @@ class BoardRules(Rules[BoardState]):
 
     # -- verify
     def verify(self, state: BoardState, action: Action) -> None:
-        if not 0 <= action.player < SIDES:
+        # Actions built in code skip the JSON checks: a bool or a str here would be accepted but never replay.
+        if isinstance(action.player, bool) or not isinstance(action.player, int) or not 0 <= action.player < SIDES:
             raise MalformedInput(f"There is no player {action.player} in this game; the seats are 0 and 1.")
         step = phase(state)
         if step == "over":
@@ -382,6 +383,10 @@ class BoardRules(Rules[BoardState]):
             raise IllegalAction(f"It is {names[thrower]}'s turn to throw, not {names[action.player]}'s.")
 
     def _verify_place(self, state: BoardState, action: Place, step: str) -> None:
+        for name in ("row", "die", "value", "slot", "side"):
+            value = getattr(action, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise MalformedInput(f"Field '{name}' of a placement must be a whole number, not {value!r}.")
         if not 0 <= action.row < ROWS:
             raise MalformedInput(f"The rows are 0 to {ROWS - 1}, not {action.row}.")
         if action.slot is not None and not 0 <= action.slot < ROW_DICE:

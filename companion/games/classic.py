@@ -35,7 +35,7 @@ from companion.core import (
 from companion.dice import DiceKind, faces
 from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate, parse_points_table
-from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat
+from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat, check_whole
 from companion.turns import DICE, Stand, Throw
 
 __all__ = [
@@ -488,6 +488,7 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction("Only a player who believed the claim may rethrow, before announcing.")
             if state.rethrew is not None:
                 raise IllegalAction("The dice may be rethrown only once; now announce.")
+            check_whole(action.count, "The number of dice rethrown")
             if not 1 <= action.count <= DICE:
                 raise MalformedInput(f"A rethrow throws 1 to {DICE} dice, not {action.count}.")
         elif isinstance(action, Believe):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from companion.board_hands import Category, rank_row
-from companion.core import GameLog, rules_for
+from companion.core import Action, GameLog, rules_for
 from companion.errors import IllegalAction, MalformedInput
 from companion.games.board import BoardState, row_result
 from web.cli import main as cli_main
@@ -76,7 +76,7 @@ def view(log: GameLog) -> dict[str, Any]:
     return result
 
 
-def refused(log: GameLog, action: dict[str, object], error: type[Exception], match: str) -> None:
+def refused(log: GameLog, action: dict[str, object] | Action, error: type[Exception], match: str) -> None:
     """The action is refused with ``error`` and changes nothing."""
     before_len, before_state, before_view = len(log), log.state, json.dumps(view(log))
     with pytest.raises(error, match=match):
@@ -511,3 +511,16 @@ def test_board_becher_hand_cli_4_4_4(capsys: pytest.CaptureFixture[str]) -> None
     )
     assert cli_main(["hand", "--game", "board", "4", "4"]) == 2
     assert "three dice" in json.loads(capsys.readouterr().err)["error"]
+
+
+def test_board_actions_built_in_code_with_bools_are_refused_so_every_log_replays() -> None:
+    from companion.games.board import ChooseStarter, Place, Throw
+
+    log = GameLog.new("board", ["Anna", "Ben"])
+    refused(log, ChooseStarter(True), MalformedInput, "no player True")
+    log.play(ChooseStarter(0))
+    log.play(Throw(0, (1, 2, 3)))
+    refused(log, Place(0, row=True, die=0), MalformedInput, "'row' of a placement")
+    refused(log, Place(0, row=0, die=False), MalformedInput, "'die' of a placement")
+    log.play(Place(0, row=0, die=0))
+    assert GameLog.from_jsonl(log.to_jsonl()).summary() == log.summary()

@@ -424,3 +424,20 @@ def test_classic_rule_6_with_poker_dice_the_top_claim_is_five_aces() -> None:
     play(log, "announce", BERT, dice=["K", "K", "K", "K", "K"])
     with pytest.raises(IllegalAction, match="only for a claim of five aces"):
         play(log, "take", CLARA)
+
+
+def test_actions_built_in_code_with_bools_are_refused_so_every_log_replays() -> None:
+    from companion.games.classic import Announce, Believe, Rethrow
+    from companion.turns import Throw
+
+    log = bluff(2)
+    log.play(Announce(ANNA, (1, 1, 2, 2, 3)))
+    log.play(Believe(BERT))
+    with pytest.raises(MalformedInput, match="whole number"):
+        log.play(Rethrow(BERT, True))
+    rounds = game(2)
+    rounds.play(Throw(ANNA, (1, 1, 2, 2, 3)))
+    with pytest.raises(MalformedInput, match="held position"):
+        rounds.play(Throw(ANNA, (1, 1, 2, 2, 4), held=(True, 0)))
+    for played in (log, rounds):
+        assert GameLog.from_jsonl(played.to_jsonl()).summary() == played.summary()
