@@ -226,7 +226,9 @@ def _strike_outcome(setup: Setup, strikes: Sequence[int], out: Sequence[int]) ->
     active = [p for p in range(len(setup.players)) if p not in out]
     limit = int(setup.get("strike_limit"))
     if len(active) == 1:
-        return Outcome((active[0],), f"The last player left; everyone else has {limit} strikes.")
+        return Outcome(
+            (active[0],), f"{setup.players[active[0]]} is the last player left; the others have {limit} strikes."
+        )
     fewest = min(strikes[p] for p in active)
     winners = tuple(p for p in active if strikes[p] == fewest)
     loser = setup.players[out[-1]]

@@ -65,7 +65,9 @@ class PokerDiceRules(RoundRules):
         if not state.over:
             return None
         winner = max(range(state.seats), key=lambda p: state.scores[p])
-        return Outcome((winner,), f"First to {state.setup.get('wins')} round wins.")
+        return Outcome(
+            (winner,), f"{state.setup.players[winner]} is the first to {state.setup.get('wins')} round wins."
+        )
 
     def view(self, state: RoundState) -> JSON:
         return {**super().view(state), "wins": list(state.scores), "wins_needed": state.setup.get("wins")}

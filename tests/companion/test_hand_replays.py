@@ -73,6 +73,7 @@ def test_hand_classic_strikes_tie_for_lowest_elimination_last_player_left() -> N
     assert table(log) == [("Clara", 1, 2), ("Bert", 2, 3), ("Anna", 3, 3)]
     outcome = log.outcome()
     assert outcome is not None and outcome.winners == (CLARA,)
+    assert outcome.reason == "Clara is the last player left; the others have 3 strikes."
     assert log.to_move() is None and log.options() == []
 
 
@@ -232,6 +233,7 @@ def test_hand_pokerdice_rolloffs_and_who_starts_next() -> None:
     assert table(log) == [("Ben", 1, 3), ("Ada", 2, 2), ("Cem", 2, 2)]
     outcome = log.outcome()
     assert outcome is not None and outcome.winners == (BEN,)
+    assert outcome.reason == "Ben is the first to 3 round wins."
 
 
 # --------------------------------------------------------------------------- classic, house rules
