@@ -191,6 +191,8 @@ def test_render_face_is_a_centred_labelled_crop() -> None:
     x0, y0, x1, y1 = label.box
     assert 0 <= x0 < x1 <= 64 and 0 <= y0 < y1 <= 64
     assert max(x1 - x0, y1 - y0) >= 0.6 * 64
+    tx0, ty0, tx1, ty1 = label.top_box
+    assert x0 <= tx0 < tx1 <= x1 and y0 <= ty0 < ty1 <= y1
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     assert abs(cx - 32) < 8 and abs(cy - 32) < 8
     for bad in ({"value": 7}, {"size": 8}, {"kind": "dice"}):

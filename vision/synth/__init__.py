@@ -103,6 +103,8 @@ def render_face_labelled(
     st = style or SceneStyle()
     if st.die_px is None:
         st = replace(st, die_px=canvas * float(rng.uniform(0.26, 0.36)))
+    if st.fov_deg is None:  # a die seen from a normal distance, not a close-up: it spans 3-12 degrees of view
+        st = replace(st, fov_deg=float(rng.uniform(12, 40)))
     if st.distractors is None:
         st = replace(st, distractors=False)
     n = 1 if rng.random() < 0.6 else int(rng.integers(2, 5))
@@ -127,19 +129,13 @@ def render_face_labelled(
         return np.asarray(pts @ m[:, :2].T + m[:, 2])
 
     quad = mapped(np.array(die.top_quad))
-    b = mapped(np.array([[x0, y0], [x1, y1]], np.float64))
-    box = (
-        max(0, int(b[0, 0])),
-        max(0, int(b[0, 1])),
-        min(size, int(np.ceil(b[1, 0]))),
-        min(size, int(np.ceil(b[1, 1]))),
-    )
-    tq = (
-        max(0, int(quad[:, 0].min())),
-        max(0, int(quad[:, 1].min())),
-        min(size, int(np.ceil(quad[:, 0].max()))),
-        min(size, int(np.ceil(quad[:, 1].max()))),
-    )
+
+    def box_of(b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        p = mapped(np.array([[b[0], b[1]], [b[2], b[3]]], np.float64))
+        x0, y0 = max(0, int(np.floor(p[0, 0]))), max(0, int(np.floor(p[0, 1])))
+        return (x0, y0, max(x0 + 1, min(size, int(np.ceil(p[1, 0])))), max(y0 + 1, min(size, int(np.ceil(p[1, 1])))))
+
+    box, tq = box_of(die.box), box_of(die.top_box)
     label = replace(
         die,
         box=box,

@@ -156,8 +156,8 @@ class SceneStyle:
             raise ValueError(f"background must be one of {BACKGROUNDS}, not {self.background!r}.")
         if self.tilt_deg is not None and not 0 <= self.tilt_deg <= 60:
             raise ValueError(f"tilt_deg must lie in [0, 60], not {self.tilt_deg!r}.")
-        if self.fov_deg is not None and not 20 <= self.fov_deg <= 120:
-            raise ValueError(f"fov_deg must lie in [20, 120], not {self.fov_deg!r}.")
+        if self.fov_deg is not None and not 5 <= self.fov_deg <= 120:
+            raise ValueError(f"fov_deg must lie in [5, 120], not {self.fov_deg!r}.")
         if self.die_px is not None and not 4 <= self.die_px <= 2000:
             raise ValueError(f"die_px must lie in [4, 2000], not {self.die_px!r}.")
         if self.jpeg_quality is not None and not 0 <= self.jpeg_quality <= 100:
