@@ -264,6 +264,12 @@ class RoundRules(Rules[RoundState]):
             if action.player not in state.stage.order:
                 what = "extra round" if state.stage.kind == "extra" else "roll-off"
                 raise IllegalAction(f"{who} sits out this {what}; it is {self.name(state, mover)}'s turn.")
+            done = next((h for h in state.stage.hands if h.player == action.player), None)
+            if done is not None:  # e.g. a fourth throw, or a hold after standing
+                throws = "1 throw" if done.throws == 1 else f"{done.throws} throws"
+                raise IllegalAction(
+                    f"{who}'s hand is locked in after {throws}; it is {self.name(state, mover)}'s turn."
+                )
             raise IllegalAction(f"It is {self.name(state, mover)}'s turn, not {who}'s.")
         if isinstance(action, Throw):
             check_dice(action.dice)

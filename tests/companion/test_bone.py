@@ -141,3 +141,21 @@ def test_bone_rule_3_faq_three_sixes_beat_three_fours() -> None:
     first = log.rules.view(log.state)["history"][0]
     assert first["best"] == [1] and first["points"] == [20, 20]  # same points, higher dice shown best
     assert log.outcome() is None and log.state.kind == "extra"  # the best hand does not break a tie in totals
+
+
+def test_bone_a_fourth_throw_or_a_hold_after_standing_is_refused_with_the_reason() -> None:
+    log = game(2)
+    with pytest.raises(IllegalAction, match="It is P0's turn, not P1's"):
+        throw(log, 1, (1, 1, 1, 1, 1))
+    throw(log, 0, (1, 2, 3, 5, 5))
+    throw(log, 0, (1, 2, 3, 5, 5), held=(3, 4))
+    throw(log, 0, (5, 2, 3, 5, 5), held=(1, 2, 3, 4))  # the third throw locks the hand in
+    before = log.summary()
+    with pytest.raises(IllegalAction, match="P0's hand is locked in after 3 throws; it is P1's turn"):
+        throw(log, 0, (5, 5, 3, 5, 5), held=(0, 2, 3, 4))
+    with pytest.raises(IllegalAction, match="P0's hand is locked in"):
+        stand(log, 0)
+    assert log.summary() == before
+    hands(log, [(1, (6, 6, 6, 1, 2)), (1, (2, 2, 2, 1, 1))])  # round 2 starts with P1, who stands at once
+    with pytest.raises(IllegalAction, match="P1's hand is locked in after 1 throw;"):
+        throw(log, 1, (2, 2, 2, 2, 1), held=(0, 1, 2, 3))
