@@ -237,6 +237,7 @@ def _draw_style(
         else 1.0,
         resample=float(rng.uniform(1.3, 3.0)) if fx and rng.random() < 0.2 else 1.0,
         tone=float(rng.uniform(0.75, 1.3)) if fx and rng.random() < 0.5 else 1.0,
+        tube=float(rng.uniform(0.85, 1.2)) if fx and rng.random() < 0.06 else 0.0,
     )
 
 
@@ -279,6 +280,10 @@ def _place(
             sil = _silhouette(cam, c, yaw, 0.0)
             if style.fisheye:  # the lens pushes points outwards: the die must stay in the frame afterwards
                 sil = effects.fisheye_points(_densify(sil, 3.0), W, H, style.fisheye)
+            if style.tube:
+                r = np.hypot(sil[:, 0] - W / 2, sil[:, 1] - H / 2).max()
+                if r > style.tube * min(W, H) / 2 * 0.97:
+                    continue
             if (
                 sil[:, 0].min() < margin
                 or sil[:, 1].min() < margin
@@ -597,6 +602,11 @@ def _finish(
         polys = [
             (effects.fisheye_points(s, W, H, st.fisheye), effects.fisheye_points(q, W, H, st.fisheye)) for s, q in polys
         ]
+    if st.tube:  # the inside of a tube around the view: dark outside a soft circle
+        yy, xx = np.arange(H, dtype=np.float32)[:, None] - H / 2, np.arange(W, dtype=np.float32)[None, :] - W / 2
+        r = np.sqrt(xx * xx + yy * yy) / (st.tube * min(W, H) / 2)
+        inside = np.clip((1.0 - r) / 0.04 + 0.5, 0, 1)
+        img *= (inside * 0.92 + 0.08 * np.clip(1.6 - r, 0, 1))[..., None]
     if st.blur:
         img = cv2.GaussianBlur(img, (0, 0), st.blur)
     if st.motion_blur:

@@ -128,7 +128,7 @@ class SceneStyle:
     """Scene-wide choices. Every field left at None is drawn from the seed; set fields to pin them (tests, demos).
 
     ``effects=False`` switches off every photo effect (light gradient, vignetting, white balance, exposure, tone,
-    blur, resampling, noise, JPEG, fisheye, greyscale) for clean images; set single effect fields to force them.
+    blur, resampling, noise, JPEG, fisheye, greyscale, tube) for clean images; set single effect fields to force them.
     """
 
     background: str | None = None
@@ -150,6 +150,7 @@ class SceneStyle:
     exposure: float | None = None  # 1: as lit; below: darker and noisier, above: highlights clip
     resample: float | None = None  # >1: the picture was taken this many times smaller and enlarged (soft webcam)
     tone: float | None = None  # gamma of the tone curve, 1: none
+    tube: float | None = None  # >0: looking down a tube, dark outside a circle of this share of half the short side
 
     def __post_init__(self) -> None:
         if self.background is not None and self.background not in BACKGROUNDS:
@@ -170,6 +171,8 @@ class SceneStyle:
             raise ValueError(f"resample must lie in [1, 8], not {self.resample!r}.")
         if self.tone is not None and not 0.3 <= self.tone <= 3:
             raise ValueError(f"tone must lie in [0.3, 3], not {self.tone!r}.")
+        if self.tube is not None and not (self.tube == 0 or 0.5 <= self.tube <= 1.5):
+            raise ValueError(f"tube must be 0 or lie in [0.5, 1.5], not {self.tube!r}.")
         if self.designs is not None and not self.designs:
             raise ValueError("designs, when given, must hold at least one DieDesign.")
 

@@ -83,17 +83,21 @@ def _wood(
 ) -> np.ndarray:
     h, w = shape
     c0, c1 = (_bgr(c) for c in palettes[int(rng.integers(0, len(palettes)))])
+    c0 = c0 * rng.uniform(0.9, 1.1)
     yy = np.arange(h, dtype=np.float32)[:, None] / u
-    warp = _noise(rng, shape, u * rng.uniform(1.5, 4)) * rng.uniform(0.3, 1.2)
-    period = rng.uniform(0.12, 0.45)
-    rings = 0.5 + 0.5 * np.sin(2 * math.pi * (yy + warp) / period)
-    rings = rings ** rng.uniform(1, 3)
+    # Figure: the growth rings wander; grain: thin dark lines along them; streaks: fibres along the board.
+    warp = _fbm(rng, shape, u * rng.uniform(1.5, 5), 3) * rng.uniform(0.5, 2.5)
+    period = rng.uniform(0.06, 0.35)
+    t = (yy + warp) / period
+    lines = 1 - np.abs(np.sin(math.pi * t)) ** rng.uniform(0.15, 0.6)
+    bands = 0.5 + 0.5 * np.sin(2 * math.pi * t / rng.uniform(3, 9))
     streak = cv2.resize(
         rng.random((max(2, h // 2), max(2, int(w / (u * 2)) + 2)), dtype=np.float32),
         (w, h),
         interpolation=cv2.INTER_LINEAR,
     )
-    p = 0.55 * rings + 0.3 * streak + 0.15 * _noise(rng, shape, u * 0.5)
+    p = 0.45 * lines + 0.25 * bands + 0.2 * streak + 0.1 * _noise(rng, shape, u * 0.5)
+    p = p * rng.uniform(0.35, 1.0)  # pale boards barely show their grain
     img = _mix(np.clip(p, 0, 1), c0, c1)
     if rng.random() < 0.5:  # planks
         plank = rng.uniform(1.5, 5) * u
