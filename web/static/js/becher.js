@@ -82,12 +82,17 @@ const Becher = (() => {
     return () => source && source.close();
   }
 
+  /* Fetch a freshly rendered part and put it in place, unless it shows the same revision as the one on screen
+     (then nothing changed, and swapping would only throw away what the person is entering). */
   async function swap(url, selector) {
     const res = await fetch(url, { credentials: "same-origin" });
     if (!res.ok) return false;
     const html = await res.text();
     const target = document.querySelector(selector);
     if (!target) return false;
+    const current = target.querySelector(".part");
+    const fresh = html.match(/data-revision="(\d+)"/);
+    if (current && fresh && current.dataset.revision === fresh[1]) return false;
     const active = document.activeElement && document.activeElement.id;
     target.innerHTML = html;
     if (active) {

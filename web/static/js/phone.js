@@ -263,13 +263,19 @@
     send(action, ui.photo ? { photo: ui.photo } : {});
   }
 
+  let busy = null;
   async function refresh() {
-    const ok = await Becher.swap(live.dataset.part, "#live");
-    if (ok) {
-      const part = live.querySelector(".part");
-      if (part) revision = Number(part.dataset.revision);
-      setup();
-    }
+    // one fetch at a time; a call during a fetch waits for it and then fetches once more
+    while (busy) await busy;
+    busy = (async () => {
+      const ok = await Becher.swap(live.dataset.part, "#live");
+      if (ok) {
+        const part = live.querySelector(".part");
+        if (part) revision = Math.max(revision, Number(part.dataset.revision));
+        setup();
+      }
+    })();
+    try { await busy; } finally { busy = null; }
   }
 
   live.addEventListener("click", async (ev) => {
