@@ -34,6 +34,7 @@ __all__ = [
 
 JSON = dict[str, Any]
 COLOURS = 8
+GAME_ORDER = ("classic", "bone", "pokerdice", "sheet", "board")  # as guide/RULES.md lists them
 
 # Names and one-line descriptions of the games, in the catalog so every language has them.
 GAME_NAMES: dict[str, Any] = {
@@ -140,7 +141,7 @@ def game_choices() -> list[GameChoice]:
     from companion.core import all_rules
 
     out = []
-    for rules in all_rules():
+    for rules in sorted(all_rules(), key=lambda r: (GAME_ORDER.index(r.id) if r.id in GAME_ORDER else 99, r.id)):
         settings = []
         for s in rules.settings:
             if isinstance(s.default, bool):

@@ -192,13 +192,3 @@ def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme:
         tablet.goto(f"{server}/table/{game_id}")
         screenshot(tablet, f"sheet-table-{theme}")
         screenshot(phone, f"phone-{theme}")
-
-
-def test_live_announcement_of_new_scores(server: str, tablet: Any, phone: Any) -> None:
-    new_game(tablet, server, "bone", ["Anna", "Ben"])
-    join(phone, tablet, server)
-    throw(phone, [4, 4, 4, 1, 2])
-    table_follows(tablet, phone)
-    live = tablet.locator("#announce")
-    expect(live).to_have_attribute("aria-live", "polite")
-    expect(live).to_have_text("Anna threw 4 4 4 1 2")
