@@ -107,7 +107,9 @@ def noise_field(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 def sensor_noise(rng: np.random.Generator, img: np.ndarray, sigma: float) -> np.ndarray:
     """Noise stronger in the dark, partly grainy (full resolution) and partly blotchy (half resolution)."""
     h, w = img.shape[:2]
-    coarse = cv2.resize(noise_field(rng, max(1, h // 2), max(1, w // 2)), (w, h), interpolation=cv2.INTER_LINEAR)
-    noise = np.asarray(coarse, np.float32) + noise_field(rng, h, w)
-    noise *= 1.2 - 0.6 * img
-    return np.asarray(cv2.scaleAdd(noise, 0.5 * sigma, img))
+    noise = cv2.resize(noise_field(rng, max(1, h // 2), max(1, w // 2)), (w, h), interpolation=cv2.INTER_LINEAR)
+    np.add(noise, noise_field(rng, h, w), out=noise)
+    # img + 0.5 sigma noise (1.2 - 0.6 img), in three passes without temporaries
+    dark = cv2.multiply(noise, img)
+    out = cv2.scaleAdd(noise, 0.6 * sigma, img)
+    return np.asarray(cv2.scaleAdd(dark, -0.3 * sigma, out))

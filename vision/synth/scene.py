@@ -130,6 +130,11 @@ def _footprint(c: np.ndarray, yaw: float) -> np.ndarray:
 def _overlap(a: tuple[np.ndarray, float], b: tuple[np.ndarray, float], gap: float = 0.0) -> bool:
     """Separating-axis test of two unit squares (centre, yaw) on the table, with a required ``gap``."""
     d = b[0] - a[0]
+    dist = math.hypot(d[0], d[1])
+    if dist >= math.sqrt(2) + gap:  # circumscribed circles apart
+        return False
+    if dist < 1.0:  # inscribed circles overlap
+        return True
     for yaw in (a[1], b[1]):
         for n in ((math.cos(yaw), math.sin(yaw)), (-math.sin(yaw), math.cos(yaw))):
             ra = _H * (
