@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from companion.core import GameLog
 from tests.companion.oracle import ace_joker, bone, classic, pokerdice, shape
+from tests.companion.play import random_game
 
 LOGS = Path(__file__).parent / "logs"
 CLASSIC_DEFAULTS: dict[str, Any] = {
@@ -298,3 +300,34 @@ def test_the_second_referee_reaches_the_engines_result(name: str) -> None:
 def test_every_round_game_log_is_refereed() -> None:
     games = {json.loads((LOGS / n).read_text().splitlines()[0])["game"] for n in LOGS_OF_ROUND_GAMES}
     assert games == {"classic", "bone", "pokerdice"} and len(LOGS_OF_ROUND_GAMES) >= 13
+
+
+RANDOM_CONFIGS: list[tuple[str, dict[str, object]]] = [
+    ("classic", {}),
+    ("classic", {"end_at_first_out": True, "strike_limit": 2}),
+    ("classic", {"mode": "points", "rounds": 3, "points_table": "9 8 7 6 5 4 3 2 1"}),
+    ("classic", {"mode": "bluff", "strike_limit": 2}),
+    ("classic", {"mode": "bluff", "end_at_first_out": True, "ace_joker": True}),
+    ("classic", {"held_fixed": True, "ace_joker": True, "blind_first_throw": True, "gap_straight": True}),
+    ("classic", {"throw_limit": False, "straight_above_full_house": True, "blind_first_throw": True}),
+    ("bone", {"rounds": 2}),
+    ("bone", {"rounds": 1, "ties": "share"}),
+    ("pokerdice", {"wins": 2}),
+]
+
+
+@pytest.mark.parametrize("config", range(len(RANDOM_CONFIGS)))
+def test_the_second_referee_agrees_on_random_games(config: int) -> None:
+    game, settings = RANDOM_CONFIGS[config]
+    for seed in range(6):
+        rng = random.Random(seed * 100 + config)
+        players = [f"P{i}" for i in range(rng.randint(2, 5))]
+        log = random_game(GameLog.new(game, players, settings), rng)
+        text = log.to_jsonl()
+        table = referee(text)
+        outcome = log.outcome()
+        assert outcome is not None and sorted(outcome.winners) == sorted(table.winners), (config, seed)
+        if game == "classic" and settings.get("mode", "strikes") != "points":
+            assert (list(log.state.strikes), list(log.state.out)) == (table.strikes, table.out), (config, seed)
+        else:
+            assert list(log.state.scores) == table.scores, (config, seed)
