@@ -62,7 +62,7 @@ def random_action(log: GameLog, rng: random.Random) -> dict[str, object]:
         beat = detail.get("must_beat")
         candidates = _all_hands()
         if beat is not None:
-            key = list(beat["key"])  # type: ignore[index]
+            key = list(beat["key"])
             candidates = [d for d in candidates if log.rules.hand(d, log.setup)["key"] > key]
         action["dice"] = list(rng.choice(candidates))
     elif action["type"] == "reveal":
