@@ -229,3 +229,14 @@ def test_video_of_a_throw_goes_through_its_phases() -> None:
     assert 0 < np.abs(a - b).mean() < 8
     w = render_video(4, kind="poker", n_dice=3, style=SceneStyle(noise=0.02), **kw)
     assert all(np.array_equal(f.image, g.image) for f, g in zip(v.frames, w.frames, strict=True))
+
+
+def test_pinned_values_are_what_the_dice_show() -> None:
+    s = render_scene(8, kind="poker", size=(320, 240), values=[1, 2, 3, 4, 5, 6, 6])
+    assert sorted(d.value for d in s.dice) == [1, 2, 3, 4, 5, 6, 6]
+    assert s.values == "9 10 J Q K A A"
+    for bad in ([0], [7], "123", [1.0], [True]):
+        with pytest.raises(ValueError):
+            render_scene(0, values=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        render_scene(0, n_dice=2, values=[1, 2, 3])

@@ -12,6 +12,7 @@ colours the real photo sets lack. See docs/synth.md for what varies and how trai
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -57,13 +58,15 @@ def render_scene(
     size: tuple[int, int] = (640, 480),
     split: str = "train",
     style: SceneStyle | None = None,
+    values: Sequence[int] | None = None,
 ) -> Scene:
-    """A photo-like scene of ``n_dice`` dice (1..40; drawn from the seed when None) with exact labels.
+    """A photo-like scene of ``n_dice`` dice (0..40; drawn from the seed when None) with exact labels.
 
-    The same (seed, kind, split, size, style) always gives the same image. ``split`` picks disjoint pools of die
-    designs and tables; the split is also part of the random stream, so seed 3 of "train" and of "test" are unrelated.
+    The same (seed, kind, split, size, style, values) always gives the same image. ``split`` picks disjoint pools of
+    die designs and tables; the split is also part of the random stream, so seed 3 of "train" and of "test" are
+    unrelated. ``values`` pins the ranks (1..6) shown, one per die, for scenes with known faces.
     """
-    return render(seed, kind, n_dice, tuple(size) if isinstance(size, list) else size, split, style)
+    return render(seed, kind, n_dice, tuple(size) if isinstance(size, list) else size, split, style, values=values)
 
 
 def render_face(

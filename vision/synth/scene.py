@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -366,9 +366,18 @@ def prepare(
     centre_die: bool = False,
     top_rank: int | None = None,
     salt: int = 0,
+    values: Sequence[int] | None = None,
 ) -> Setup:
     check_kind_split(kind, split)
     W, H = check_size(size)
+    if values is not None:
+        if isinstance(values, str | bytes) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise ValueError(f"values must be a sequence of ranks 1..6, not {values!r}.")
+        if not all(1 <= v <= 6 for v in values) or len(values) > MAX_DICE:
+            raise ValueError(f"values must hold at most {MAX_DICE} ranks in 1..6, not {values!r}.")
+        if n_dice is not None and n_dice != len(values):
+            raise ValueError(f"n_dice={n_dice} but {len(values)} values.")
+        n_dice = len(values)
     if n_dice is not None and (isinstance(n_dice, bool) or not isinstance(n_dice, int) or not 0 <= n_dice <= MAX_DICE):
         raise ValueError(f"n_dice must be an int in 0..{MAX_DICE}, not {n_dice!r}.")
     if style is not None and not isinstance(style, SceneStyle):
@@ -419,6 +428,8 @@ def prepare(
         rank = int(rng.integers(1, 7))
         if j == 0 and top_rank is not None:
             rank = top_rank
+        if values is not None:
+            rank = int(values[j])
         dice.append(new_die(rng, np.asarray(c), yaw, design, rank))
     return Setup(seed, kind, split, rng, st, cam, table.image, light, ambient, dice)
 
@@ -458,8 +469,9 @@ def render(
     *,
     centre_die: bool = False,
     top_rank: int | None = None,
+    values: Sequence[int] | None = None,
 ) -> Scene:
-    setup = prepare(seed, kind, n_dice, size, split, style, centre_die=centre_die, top_rank=top_rank)
+    setup = prepare(seed, kind, n_dice, size, split, style, centre_die=centre_die, top_rank=top_rank, values=values)
     return compose(setup, setup.dice, setup.rng, copy=False)
 
 
