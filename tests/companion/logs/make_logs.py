@@ -2,7 +2,8 @@
 random legal actions from fixed seeds. Run from the repository root: ``python -m tests.companion.logs.make_logs``.
 
 The expected standings live in the test, typed in after reading each game once; regenerating a log
-means reviewing its standings again.
+means reviewing its standings again. tests/companion/test_referee.py replays every log with a second
+referee written apart from the engine; the hand-written games (hand-*.jsonl) are in test_hand_replays.py.
 """
 
 from __future__ import annotations
