@@ -36,6 +36,7 @@ __all__ = [
     "CameraWatcher",
     "CaptureSource",
     "FrameSource",
+    "LatestFrame",
     "decode_frame",
     "open_source",
     "parse_source",
@@ -117,8 +118,53 @@ class CaptureSource:
         self.cap.release()
 
 
-def open_source(text: str | int, pace: bool = True, loop: bool = False) -> CaptureSource:
-    return CaptureSource(text, pace=pace, loop=loop)
+class LatestFrame:
+    """Keeps only the newest frame of a live source, grabbed in its own thread.
+
+    A camera buffers frames while the dice are being read; reading them in turn would lag ever
+    further behind the table. This drops the stale ones, so each read gets the frame of now.
+    """
+
+    def __init__(self, source: FrameSource) -> None:
+        self.source = source
+        self._cond = threading.Condition()
+        self._item: tuple[np.ndarray, float] | None = None
+        self._ended = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._grab, name="becher-grab", daemon=True)
+        self._thread.start()
+
+    def _grab(self) -> None:
+        try:
+            while not self._stop.is_set():
+                item = self.source.read()
+                with self._cond:
+                    if item is None:
+                        break
+                    self._item = item
+                    self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+
+    def read(self) -> tuple[np.ndarray, float] | None:
+        with self._cond:
+            while self._item is None and not self._ended:
+                self._cond.wait(1.0)
+            item, self._item = self._item, None
+            return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2.0)
+        self.source.close()
+
+
+def open_source(text: str | int, pace: bool = True, loop: bool = False) -> FrameSource:
+    """A camera or stream (only its newest frame is read), or a video file played at its speed when ``pace``."""
+    capture = CaptureSource(text, pace=pace, loop=loop)
+    return capture if capture.is_file else LatestFrame(capture)
 
 
 def decode_frame(data: bytes) -> np.ndarray:

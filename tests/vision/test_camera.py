@@ -10,7 +10,7 @@ import pytest
 from calibration.mat import render_mat
 from calibration.profile import Profile
 from calibration.rectify import detect_markers, fit_mat
-from vision.camera import CameraSession, CameraWatcher, CaptureSource, decode_frame, parse_source
+from vision.camera import CameraSession, CameraWatcher, CaptureSource, LatestFrame, decode_frame, parse_source
 from vision.camsim import FrameTruth, TableVideo, TruthReader, write_video
 from vision.reading import ImageError
 from vision.settle import Proposal
@@ -195,3 +195,30 @@ def test_a_camera_moved_after_calibration_is_reported() -> None:
     for i, f in enumerate(shifted):
         session.feed(f, i / 30)
     assert "mat_moved" in {i["code"] for i in session.status()["issues"]}
+
+
+def test_latest_frame_drops_stale_frames() -> None:
+    class Burst:
+        """A camera that delivers ten frames at once, then ends."""
+
+        def __init__(self) -> None:
+            self.i = 0
+            self.closed = False
+
+        def read(self) -> tuple[np.ndarray, float] | None:
+            if self.i >= 10:
+                return None
+            self.i += 1
+            return np.full((8, 8, 3), self.i, np.uint8), float(self.i)
+
+        def close(self) -> None:
+            self.closed = True
+
+    burst = Burst()
+    latest = LatestFrame(burst)
+    latest._thread.join(2)  # let the grabber drain the burst
+    item = latest.read()
+    assert item is not None and item[1] == 10.0  # the newest, not the first
+    assert latest.read() is None  # ended
+    latest.close()
+    assert burst.closed
