@@ -240,3 +240,21 @@ def test_pinned_values_are_what_the_dice_show() -> None:
             render_scene(0, values=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         render_scene(0, n_dice=2, values=[1, 2, 3])
+
+
+def test_letters_still_render_without_the_ttf_fonts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.synth import faces
+
+    def clear() -> None:
+        for fn in (faces._font_file, faces._pil_font, faces.glyph, faces.face_texture):
+            fn.cache_clear()
+
+    clear()
+    monkeypatch.setattr(faces, "FONT_DIRS", ())
+    try:
+        design = DieDesign(kind="poker", body=(250, 250, 250), inks=((10, 10, 10),) * 6,
+                           printed=("9", "10", "V", "D", "R", "A"), font=("ttf", "DejaVuSans-Bold.ttf"))  # fmt: skip
+        tex, ink = faces.face_texture(design, 5, 64)
+        assert tex.shape == (64, 64, 4) and ink.max() > 0.9  # the letter is drawn
+    finally:
+        clear()
