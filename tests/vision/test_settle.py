@@ -4,6 +4,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.camsim import Event, TableVideo, TruthReader
 from vision.reading import Die, ImageError, Reading
@@ -214,3 +216,55 @@ def test_dice_pushed_aside_without_zones_count_as_held_not_thrown() -> None:
     proposals, _ = run(video)
     assert [p.dice for p in proposals] == [e.dice for e in throws(video)]
     assert [p.held for p in proposals] == [(), tuple(threes)]
+
+
+def test_browser_rate_of_ten_frames_a_second_still_settles_in_time() -> None:
+    video = TableVideo(seed=15, fps=10).still(0.3).throw([5, 5, 2, 2, 1]).still(0.8)
+    proposals, detector = run(video)
+    assert [p.dice for p in proposals] == [e.dice for e in throws(video)]
+    assert proposals[0].t_frame - throws(video)[0].t_settle <= detector.config.still_s + 0.1 + 1e-9
+
+
+def test_a_die_cut_by_the_frame_edge_is_said_and_stops_auto_confirm() -> None:
+    video = TableVideo(seed=16).throw([1, 2, 3, 4, 5]).still(0.6)
+    video.roll_off(4, out=0.6).still(0.6)  # the die rolls on until the frame's edge cuts it
+    proposals, _ = run(video, SettleConfig(auto_confirm=True))
+    assert len(proposals) == 2
+    assert [i.code for i in proposals[1].issues] == ["cut"] and not proposals[1].auto
+    assert proposals[1].held == (0, 1, 2, 3)  # the others lay still: one die was (re)thrown
+    assert proposals[0].auto
+
+
+def test_too_dark_a_table_proposes_nothing_and_says_why() -> None:
+    video = TableVideo(seed=17).throw([6, 5, 4, 3, 2]).still(0.6)
+    video.frames = [(f * 0.15).astype(np.uint8) for f in video.frames]
+    proposals, detector = run(video)
+    assert proposals == []
+    assert detector.state == "waiting" and [i.code for i in detector.issues] == ["dark"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 6), st.integers(0, 9)), min_size=0, max_size=6, unique_by=lambda t: t[1]),
+    st.integers(1, 5),
+)
+def test_identical_frames_combine_to_themselves_all_certain(dice: list[tuple[int, int]], k: int) -> None:
+    reading = Reading("pip", tuple(die(v, 10 + 30 * slot) for v, slot in dice), 400, 100)
+    combined = combine_readings([reading] * k)
+    assert sorted((d.value, d.box) for d in combined.dice) == sorted((d.value, d.box) for d in reading.dice)
+    assert not any(d.uncertain for d in combined.dice)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6)), max_size=5), min_size=1, max_size=4))
+def test_combined_dice_were_seen_by_most_frames(frames: list[list[tuple[int, int]]]) -> None:
+    readings = [
+        Reading("pip", tuple(die(v, 10 + 30 * slot) for v, slot in {s: (v, s) for v, s in f}.values()), 400, 100)
+        for f in frames
+    ]
+    combined = combine_readings(readings)
+    for d in combined.dice:
+        seen = sum(any(o.box == d.box for o in r.dice) for r in readings)
+        assert seen * 2 > len(readings)
+        if not d.uncertain:
+            assert all(any(o.box == d.box and o.value == d.value for o in r.dice) for r in readings)
