@@ -210,10 +210,14 @@ def _draw_style(
     tilt = float(rng.uniform(0, 12)) if rng.random() < 0.45 else float(rng.uniform(12, 42))
     fit = math.sqrt(0.35 * W * H / max(n, 1)) / 1.5
     hi = min(0.6 * min(W, H), fit, 420.0 * max(W, H) / 640)
-    lo = min(max(10.0, 0.04 * min(W, H)), hi * 0.9)
-    die_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
     n_designs = 1 if rng.random() < 0.8 else 2
-    designs = tuple(sample_design(rng, kind, split) for _ in range(n_designs))
+    designs = style.designs or tuple(sample_design(rng, kind, split) for _ in range(n_designs))
+    # Smallest dice: 20 px at 640x480; poker letters need a little more, card pictures more still.
+    least = 0.042 * min(W, H)
+    if kind == "poker":
+        least *= 1.5 if any(d.layout == "card" for d in designs) else 1.15
+    lo = min(max(10.0, least), hi * 0.9)
+    die_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
     fx = rng.random() < 0.95 if style.effects else False
     return style.resolved(
         background=backgrounds[int(rng.integers(0, len(backgrounds)))],
@@ -244,6 +248,21 @@ def _draw_style(
         tone=float(rng.uniform(0.75, 1.3)) if fx and rng.random() < 0.5 else 1.0,
         tube=float(rng.uniform(0.85, 1.2)) if fx and rng.random() < 0.06 else 0.0,
     )
+
+
+def _readable(st: SceneStyle, pinned: SceneStyle) -> SceneStyle:
+    """Tame drawn blur, resampling and JPEG for small dice, so that every face stays readable by a person."""
+    px = (st.die_px or 100.0) * 0.8
+    caps: dict[str, Any] = {}
+    if pinned.blur is None and st.blur:
+        caps["blur"] = min(st.blur, max(0.3, 0.05 * px))
+    if pinned.motion_blur is None and st.motion_blur:
+        caps["motion_blur"] = min(st.motion_blur, max(1.0, 0.12 * px))
+    if pinned.resample is None and st.resample and st.resample > 1:
+        caps["resample"] = max(1.0, min(st.resample, 0.07 * px))
+    if pinned.jpeg_quality is None and st.jpeg_quality and px < 40:
+        caps["jpeg_quality"] = max(st.jpeg_quality, 60)
+    return replace(st, **caps) if caps else st
 
 
 def _place(
@@ -417,6 +436,7 @@ def prepare(
         if placed is None:
             raise RuntimeError(f"could not place {n} dice in {W}x{H}")  # pragma: no cover - shrinking always fits
         st = replace(st, die_px=die_px)
+    st = _readable(st, style or SceneStyle())
     # Light: direction towards the light, elevation 35..85 degrees.
     az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
     light = np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
