@@ -75,7 +75,11 @@ class Strike(Action):
 
 @dataclass(frozen=True)
 class Field:
-    """One written field. ``reserve`` is the reserve level written into it when this entry changed the reserve."""
+    """One written field. ``reserve`` is the reserve level written into it when this entry changed the reserve.
+
+    ``not_made`` marks a struck field that was an entry of dice not making the combination, as opposed to a
+    strike chosen without entering: both score nothing, but the table shows which it was.
+    """
 
     result: Result
     points: int = 0
@@ -85,6 +89,7 @@ class Field:
     reserve_change: int = 0
     reserve: int | None = None
     entry: int = 0
+    not_made: bool = False
 
     @property
     def struck(self) -> bool:
@@ -420,7 +425,12 @@ class SheetRules(Rules[SheetState]):
                         player,
                         _option_label(result, column),
                         result.points,
-                        {"fields": {"row": row.id}, "column": column, **result.to_json()},
+                        {
+                            "fields": {"row": row.id},
+                            "column": column,
+                            **result.to_json(),
+                            "not_made": result.result is Result.STRUCK,
+                        },
                     )
                 )
             if not row.is_schule:
@@ -430,7 +440,13 @@ class SheetRules(Rules[SheetState]):
                         player,
                         f"Strike {row.label_en} (column {column + 1}): nothing; its row and column bonuses are lost",
                         0,
-                        {"fields": {"row": row.id}, "column": column, "row": row.id, "result": Result.STRUCK.value},
+                        {
+                            "fields": {"row": row.id},
+                            "column": column,
+                            "row": row.id,
+                            "result": Result.STRUCK.value,
+                            "not_made": False,
+                        },
                     )
                 )
         return out
@@ -501,7 +517,8 @@ class SheetRules(Rules[SheetState]):
 def _cell(result: Effect, dice: tuple[int, ...], all_five: bool, entry: int) -> Field:
     reserve = result.reserve_after if result.reserve_change else None
     change = result.reserve_change if result.result in (Result.CLOSED, Result.RESERVE) else 0
-    return Field(result.result, result.points, result.doubled, dice, all_five, change, reserve, entry)
+    not_made = result.result is Result.STRUCK
+    return Field(result.result, result.points, result.doubled, dice, all_five, change, reserve, entry, not_made)
 
 
 def _option_label(result: Effect, column: int) -> str:
@@ -542,6 +559,7 @@ def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JS
             "value": None,
             "doubled": False,
             "struck": False,
+            "not_made": False,
             "zero": False,
             "closed": False,
             "closed_with_reserve": False,
@@ -558,6 +576,7 @@ def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JS
         "value": cell.points,
         "doubled": cell.doubled,
         "struck": cell.struck,
+        "not_made": cell.not_made,
         "zero": cell.zero,
         "closed": cell.result in (Result.CLOSED, Result.RESERVE),
         "closed_with_reserve": cell.result is Result.RESERVE,

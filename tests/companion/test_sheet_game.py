@@ -18,7 +18,8 @@ from tests.companion.test_sheet_rules import cell, enter, new_game, throw
 LOG = Path(__file__).parent / "logs" / "sheet_three_players.jsonl"
 
 # The three sheets at the end of the logged game, as written on paper: x = closed (x+2: closed, reserve +2),
-# r-4 = closed paying 4 from the reserve, 0 = zero, - = struck, 36d = 36 points doubled.
+# r-4 = closed paying 4 from the reserve, 0 = zero, - = struck, / = entered but not made (struck too),
+# 36d = 36 points doubled.
 EXPECTED_SHEETS = {
     "Anna": """
         schule_1       x     x     x+1
@@ -33,8 +34,8 @@ EXPECTED_SHEETS = {
         full_house     44d   20    22d
         vierling       64d   24    36
         fuenfling      70    70    80
-        kleine_strasse 30d   30d   -
-        grosse_strasse 40d   -     -
+        kleine_strasse 30d   30d   /
+        grosse_strasse 40d   -     /
         summe          40d   40d   40d
     """,
     "Ben": """
@@ -49,9 +50,9 @@ EXPECTED_SHEETS = {
         zwei_paare     14    32d   36d
         full_house     42d   42d   23
         vierling       32    40    24
-        fuenfling      -     -     -
-        kleine_strasse -     -     -
-        grosse_strasse 40d   -     -
+        fuenfling      /     -     /
+        kleine_strasse /     /     -
+        grosse_strasse 40d   -     /
         summe          44d   44d   46d
     """,
     "Cem": """
@@ -65,10 +66,10 @@ EXPECTED_SHEETS = {
         drilling       9     9     12
         zwei_paare     32d   36d   12
         full_house     24d   40d   19
-        vierling       32    40    -
-        fuenfling      -     -     -
-        kleine_strasse -     -     -
-        grosse_strasse -     -     -
+        vierling       32    40    /
+        fuenfling      /     -     /
+        kleine_strasse -     /     -
+        grosse_strasse -     -     /
         summe          42d   44d   42d
     """,
 }
@@ -109,7 +110,7 @@ def mark(field: dict[str, Any]) -> str:
         case "zero":
             return "0"
         case "struck":
-            return "-"
+            return "/" if field["not_made"] else "-"
         case "points":
             return f"{field['value']}" + ("d" if field["doubled"] else "")
     raise AssertionError(field)
@@ -211,7 +212,7 @@ def test_sheet_replayed_game_agrees_with_an_independent_reading_of_the_log() -> 
         filled[(p, row)] += 1
         field = view["players"][p]["rows"][row][column]
         if action["type"] == "strike":
-            assert field["result"] == "struck"
+            assert mark(field) == "-"
         elif row.startswith("schule"):
             n = int(row[-1])
             k = dice.count(n)
@@ -226,7 +227,7 @@ def test_sheet_replayed_game_agrees_with_an_independent_reading_of_the_log() -> 
             assert mark(field) == expected, (p, row, column, dice)
         else:
             points = brute_force_points(row, dice)
-            expected = "-" if points is None else f"{points * 2}d" if all_five else f"{points}"
+            expected = "/" if points is None else f"{points * 2}d" if all_five else f"{points}"
             assert mark(field) == expected, (p, row, column, dice)
         marks[p][row][column] = mark(field)
         award_bonuses(marks[p], players[p], owners)
@@ -246,13 +247,13 @@ def award_bonuses(marks: dict[str, list[str]], name: str, owners: dict[str, tupl
             continue
         if row.startswith("schule") and all(m.startswith("x") for m in line):
             owners[f"row:{row}"] = (name, 5 * int(row[-1]))
-        elif not row.startswith("schule") and "-" not in line:
+        elif not row.startswith("schule") and not {"-", "/"} & set(line):
             owners[f"row:{row}"] = (name, max(points(m) for m in line))
     for column in range(3):
         cells = {row: line[column] for row, line in marks.items()}
         if "" in cells.values() or f"column:{column + 1}" in owners:
             continue
-        if not any(m in ("-", "0") for m in cells.values()):
+        if not any(m in ("-", "/", "0") for m in cells.values()):
             best = max(points(m) for row, m in cells.items() if not row.startswith("schule"))
             owners[f"column:{column + 1}"] = (name, best)
 

@@ -278,6 +278,43 @@ def test_sheet_rule_6_entering_a_throw_that_does_not_make_the_combination_is_a_s
     assert bonus(log, "column:1")["struck"]
 
 
+def test_sheet_rule_6_the_sheet_tells_a_strike_from_an_entry_that_did_not_make_it() -> None:
+    """Both score nothing and lose the same bonuses, but the table shows which: the dice were entered or struck."""
+    log = new_game()
+    throw(log, (6, 6, 6, 6, 5))
+    strike(log, "full_house")
+    throw(log, (6, 6, 6, 6, 5))
+    log.play({"type": "enter", "player": 0, "row": "full_house"})
+    chosen, failed = cell(log, "full_house", 0), cell(log, "full_house", 1)
+    assert (chosen["result"], chosen["struck"], chosen["not_made"]) == ("struck", True, False)
+    assert (failed["result"], failed["struck"], failed["not_made"]) == ("struck", True, True)
+    assert failed["dice"] == [6, 6, 6, 6, 5] and failed["value"] == 0
+    assert not cell(log, "paar")["not_made"]  # a free field
+    throw(log, (6, 6, 6, 6, 5))
+    options = {(o.action, o.detail["fields"]["row"]): o.detail for o in log.options() if o.action != "throw"}
+    assert options[("enter", "full_house")]["not_made"] and not options[("enter", "vierling")]["not_made"]
+    assert not options[("strike", "full_house")]["not_made"]
+
+
+def test_sheet_rule_6_the_summe_can_be_struck_and_loses_only_its_column_bonus() -> None:
+    """RULES.md lists the Summe with the combinations; it has no row bonus to lose (docs: readings in force, 2)."""
+    log = new_game()
+    strike(log, "summe")
+    field = cell(log, "summe")
+    assert (field["result"], field["value"], field["not_made"]) == ("struck", 0, False)
+    assert bonus(log, "column:1")["struck"] and not bonus(log, "column:2")["struck"]
+    assert "row:summe" not in {b["id"] for b in sheet(log)["bonuses"]}
+    assert sheet(log)["totals"]["total"] == 0
+    log = new_game(columns=1)
+    for row, dice, all_five in CLEAN_COLUMN:
+        if row == "summe":
+            strike(log, row)
+        else:
+            enter(log, row, dice, all_five)
+    assert sheet(log)["full"] and log.outcome() is not None
+    assert not bonus(log, "column:1")["won"] and bonus(log, "column:1")["struck"]
+
+
 def test_sheet_rule_6_a_schule_field_cannot_be_struck() -> None:
     log = new_game()
     before = log.to_jsonl()
