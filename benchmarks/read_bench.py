@@ -1,0 +1,203 @@
+"""Accuracy and speed of the dice reader: ``python benchmarks/read_bench.py`` (see README, "Benchmarks").
+
+Reads every ``test`` row of each set in ../shared/dice-photos and the rendered poker test scenes
+(data/synth-poker-test/, or rendered on the fly by vision.synth), bytes in, reading out, and prints per set:
+dice found and missed, die precision and recall (predicted and labelled faces matched per image as multisets),
+images read entirely right, dice flagged uncertain, precision of the dice not flagged, and ms per image.
+Then the time for a 12-megapixel JPEG, a 640x480 frame, and model load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.reader import DiceReader  # noqa: E402
+from vision.reading import Reading  # noqa: E402
+
+PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
+TARGETS = {
+    "webcam-white-dice": 0.99,
+    "rune55-phone-tray": 0.99,
+    "rune55-fisheye-webcam": 0.97,
+    "rune55-small-far": 0.95,
+    "synth-poker-test": 0.99,
+}
+
+
+@dataclass
+class Tally:
+    images: int = 0
+    labelled: int = 0
+    predicted: int = 0
+    found: int = 0
+    all_right: int = 0
+    flagged: int = 0
+    unflagged: int = 0
+    unflagged_right: int = 0
+    wrong_kind: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, want: list[str], reading: Reading, kind: str, ms: float) -> None:
+        got = Counter(d.face for d in reading.dice)
+        need = Counter(want)
+        sure = Counter(d.face for d in reading.dice if not d.uncertain)
+        hit = sum((got & need).values())
+        self.images += 1
+        self.labelled += len(want)
+        self.predicted += len(reading.dice)
+        self.found += hit
+        self.all_right += int(got == need)
+        self.flagged += sum(d.uncertain for d in reading.dice)
+        self.unflagged += sum(sure.values())
+        self.unflagged_right += sum((sure & need).values())
+        self.wrong_kind += int(reading.kind != kind)
+        self.ms.append(ms)
+
+    def row(self) -> dict[str, object]:
+        ms = sorted(self.ms)
+        return {
+            "images": self.images,
+            "dice": self.labelled,
+            "found": self.found,
+            "missed": self.labelled - self.found,
+            "extra": self.predicted - self.found,
+            "precision": self.found / max(self.predicted, 1),
+            "recall": self.found / max(self.labelled, 1),
+            "all_right": self.all_right / max(self.images, 1),
+            "flagged": self.flagged / max(self.predicted, 1),
+            "unflagged_precision": self.unflagged_right / max(self.unflagged, 1),
+            "wrong_kind": self.wrong_kind,
+            "ms_median": statistics.median(ms) if ms else 0.0,
+            "ms_p95": ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))] if ms else 0.0,
+        }
+
+
+def test_rows(folder: Path) -> list[tuple[Path, list[str], str]]:
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
+        return [
+            (folder / r["image"], r["values"].split(), r["kind"]) for r in csv.DictReader(fh) if r["split"] == "test"
+        ]
+
+
+def poker_rows(count: int) -> list[tuple[bytes, list[str], str]]:
+    folder = ROOT / "data" / "synth-poker-test"
+    if (folder / "labels.csv").is_file():
+        return [(p.read_bytes(), faces, kind) for p, faces, kind in test_rows(folder)]
+    try:
+        from vision.synth import render_scene
+    except ImportError:
+        return []
+    out = []
+    for seed in range(count):
+        sc = render_scene(seed, kind="poker", split="test")
+        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        out.append((enc.tobytes(), [d.face for d in sc.dice], "poker"))
+    return out
+
+
+def run_set(reader: DiceReader, rows: list[tuple[bytes, list[str], str]], kind: str) -> Tally:
+    tally = Tally()
+    for data, faces, true_kind in rows:
+        t0 = time.perf_counter()
+        reading = reader.read_bytes(data, kind=kind)
+        tally.add(faces, reading, true_kind, (time.perf_counter() - t0) * 1000)
+    return tally
+
+
+def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[str, float]:
+    sample = cv2.imread(str(sorted((photo_root / "rune55-phone-tray" / "images").glob("*.jpg"))[0]))
+    big = cv2.resize(sample, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    noise = np.random.default_rng(0).normal(0, 4, big.shape)  # sensor noise: a phone JPEG's size, not a smooth one's
+    big = np.clip(big + noise, 0, 255).astype(np.uint8)
+    jpeg = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    frame = cv2.resize(sample, (640, 480))
+    reader.read_bytes(jpeg)
+    t_big = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        reader.read_bytes(jpeg)
+        t_big.append((time.perf_counter() - t0) * 1000)
+    t_frame = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        reader.read_array(frame)
+        t_frame.append((time.perf_counter() - t0) * 1000)
+    t_load = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        DiceReader(model_dir)
+        t_load.append((time.perf_counter() - t0) * 1000)
+    return {
+        "jpeg_12mp_ms": statistics.median(t_big),
+        "jpeg_12mp_mb": len(jpeg) / 1e6,
+        "frame_640x480_ms": statistics.median(t_frame),
+        "model_load_ms": statistics.median(t_load),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
+    ap.add_argument("--models", type=Path, default=None, help="model folder (default: models/)")
+    ap.add_argument("--kind", choices=["auto", "pip", "poker"], default="auto", help="kind passed to the reader")
+    ap.add_argument("--poker-scenes", type=int, default=200, help="rendered when data/synth-poker-test/ is absent")
+    ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
+    ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--json", action="store_true", help="one JSON object per set")
+    args = ap.parse_args()
+    reader = DiceReader(args.models)
+    sets: dict[str, list[tuple[bytes, list[str], str]]] = {}
+    for name in PHOTO_SETS:
+        if args.sets and name not in args.sets:
+            continue
+        if (args.photos / name / "labels.csv").is_file():
+            sets[name] = [(p.read_bytes(), faces, kind) for p, faces, kind in test_rows(args.photos / name)]
+    if not args.sets or "synth-poker-test" in args.sets:
+        rows = poker_rows(args.poker_scenes)
+        if rows:
+            sets["synth-poker-test"] = rows
+    header = f"{'set':24} {'imgs':>4} {'dice':>5} {'found':>5} {'miss':>4} {'extra':>5} {'prec':>6} {'recall':>6} "
+    header += f"{'allok':>6} {'flag':>5} {'uprec':>6} {'kind!':>5} {'ms50':>6} {'ms95':>6} target"
+    if not args.json:
+        print(header)
+    for name, rows in sets.items():
+        r = run_set(reader, rows, args.kind).row()
+        if args.json:
+            print(json.dumps({"set": name, **r}))
+            continue
+        target = TARGETS.get(name, 0.0)
+        ok = "ok" if min(r["precision"], r["recall"]) >= target else f"<{target:.0%}"  # type: ignore[call-overload]
+        print(
+            f"{name:24} {r['images']:>4} {r['dice']:>5} {r['found']:>5} {r['missed']:>4} {r['extra']:>5} "
+            f"{r['precision']:>6.1%} {r['recall']:>6.1%} {r['all_right']:>6.1%} {r['flagged']:>5.1%} "
+            f"{r['unflagged_precision']:>6.1%} {r['wrong_kind']:>5} {r['ms_median']:>6.1f} {r['ms_p95']:>6.1f} {ok}"
+        )
+    if not args.no_speed:
+        s = speed(reader, args.photos, args.models)
+        if args.json:
+            print(json.dumps({"speed": s}))
+        else:
+            print(
+                f"12 MP JPEG ({s['jpeg_12mp_mb']:.1f} MB) bytes->reading: {s['jpeg_12mp_ms']:.0f} ms (target 250); "
+                f"640x480 frame: {s['frame_640x480_ms']:.1f} ms (target 40); "
+                f"model load: {s['model_load_ms']:.0f} ms (target 1000)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Each stage alone, without the models: detector post-processing, suppression, cropping, kind choice."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.vision.drawing import draw_die, table
+from vision.classify import BACKGROUND, choose_kind, crop_dice, kind_probs, to_input
+from vision.detect import Candidates, Detector, suppress
+
+
+def _bare_detector(stride: int = 4, long_side: int = 320) -> Detector:
+    det = Detector.__new__(Detector)
+    det.stride, det.long_side = stride, long_side
+    return det
+
+
+def test_preprocess_scales_the_long_side_and_pads_to_32() -> None:
+    det = _bare_detector()
+    tensor, f = det.preprocess(np.zeros((480, 640, 3), np.uint8))
+    assert f == 0.5
+    assert tensor.shape == (1, 3, 256, 320) and tensor.dtype == np.float32
+
+
+def test_postprocess_maps_a_peak_back_to_image_pixels() -> None:
+    det = _bare_detector()
+    maps = np.full((4, 60, 80), -10.0, np.float32)
+    maps[0, 20, 30] = 5.0  # one confident peak
+    maps[1, 20, 30] = np.log(24.0)  # 24 px side at detector scale
+    maps[2, 20, 30], maps[3, 20, 30] = 0.5, 0.25
+    c = det.postprocess(maps, 0.5, (480, 640), threshold=0.3)
+    assert len(c) == 1
+    np.testing.assert_allclose(c.centres[0], [(30.5 * 4) / 0.5, (20.25 * 4) / 0.5], rtol=1e-5)
+    np.testing.assert_allclose(c.sides[0], 48.0, rtol=1e-5)
+    assert c.scores[0] > 0.99
+
+
+def test_postprocess_ignores_weak_peaks() -> None:
+    maps = np.full((4, 10, 10), -10.0, np.float32)
+    maps[0, 5, 5] = -2.0  # sigmoid 0.12
+    assert len(_bare_detector().postprocess(maps, 1.0, (40, 40), threshold=0.3)) == 0
+
+
+def test_suppress_keeps_the_stronger_of_two_peaks_on_one_die() -> None:
+    c = Candidates(
+        np.array([[100, 100], [108, 104], [300, 100]], np.float32),
+        np.array([50, 50, 50], np.float32),
+        np.array([0.6, 0.9, 0.5], np.float32),
+    )
+    kept = suppress(c)
+    assert sorted(kept.scores.tolist()) == [np.float32(0.5), np.float32(0.9)]
+
+
+def test_crop_is_centred_on_the_die_and_standardised() -> None:
+    img = table(320, 240)
+    draw_die(img, 200, 90, 60, 1)
+    c = Candidates(np.array([[200, 90]], np.float32), np.array([60], np.float32), np.array([1.0], np.float32))
+    crops = crop_dice(img, c, 32, 1.25)
+    assert crops.shape == (1, 32, 32, 3)
+    grey = crops[0].mean(axis=2)
+    assert grey[15:17, 15:17].mean() < 80  # the single pip sits in the middle
+    assert grey[8, 8] > 180  # the white face around it
+    x = to_input(crops)
+    assert x.shape == (1, 1, 32, 32)
+    assert abs(float(x.mean())) < 1e-4
+
+
+def test_kind_probs_are_distributions_and_temperature_softens() -> None:
+    logits = np.random.default_rng(0).normal(0, 3, (5, BACKGROUND + 1)).astype(np.float32)
+    for kind in ("pip", "poker"):
+        p1 = kind_probs(logits, kind, 1.0)
+        p2 = kind_probs(logits, kind, 2.0)
+        assert p1.shape == (5, 7)
+        np.testing.assert_allclose(p1.sum(1), 1.0, rtol=1e-5)
+        assert (p2.max(1) <= p1.max(1) + 1e-6).all()
+
+
+def test_choose_kind_follows_the_faces_that_carry_the_probability() -> None:
+    logits = np.zeros((3, BACKGROUND + 1), np.float32)
+    logits[:, 8] = 6.0  # J on every die
+    assert choose_kind(logits, np.ones(3, np.float32)) == "poker"
+    logits[:, 2] = 9.0  # but a 3 is stronger
+    assert choose_kind(logits, np.ones(3, np.float32)) == "pip"
+    assert choose_kind(np.zeros((0, BACKGROUND + 1), np.float32), np.zeros(0, np.float32)) == "pip"

@@ -1,0 +1,79 @@
+"""Stage 2: what each die shows. Crops around each candidate go to a small ONNX classifier (12 faces + background)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detect import Candidates, session
+from vision.reading import PIP_FACES, POKER_FACES
+
+FACES = PIP_FACES + POKER_FACES
+BACKGROUND = len(FACES)
+
+
+def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float) -> np.ndarray:
+    """Square crops (n, size, size, 3) of ``context`` x each die's side around its centre."""
+    out = np.empty((len(c), size, size, 3), np.uint8)
+    for k, ((cx, cy), side) in enumerate(zip(c.centres, c.sides, strict=True)):
+        s = size / max(float(side) * context, 2.0)
+        m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+        interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+        out[k] = cv2.warpAffine(bgr, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """Grey, standardised per crop, so die and ink colours matter less than shape."""
+    g = crops.astype(np.float32) @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
+    mu = g.mean(axis=(1, 2), keepdims=True)
+    sd = g.std(axis=(1, 2), keepdims=True)
+    return np.ascontiguousarray(((g - mu) / (sd + 8.0))[:, None])
+
+
+class Classifier:
+    def __init__(self, path: Path) -> None:
+        self.sess = session(path)
+        meta = self.sess.get_modelmeta().custom_metadata_map
+        self.class_names: list[str] = json.loads(meta["class_names"])
+        if self.class_names[:BACKGROUND] != list(FACES):
+            raise ValueError(f"{path.name}: unexpected class names {self.class_names}.")
+        self.size = int(meta.get("input_size", "32"))
+        self.context = float(meta.get("context", "1.25"))
+        self.temperature = float(meta.get("temperature", "1.0"))
+        self.threshold = float(meta.get("threshold", "0.9"))
+        self.det_threshold = float(meta.get("det_threshold", "0.25"))
+        self.input = self.sess.get_inputs()[0].name
+
+    def logits(self, bgr: np.ndarray, c: Candidates) -> np.ndarray:
+        if len(c) == 0:
+            return np.zeros((0, len(self.class_names)), np.float32)
+        x = to_input(crop_dice(bgr, c, self.size, self.context))
+        out: np.ndarray = self.sess.run(None, {self.input: x})[0]
+        return out
+
+
+def kind_probs(logits: np.ndarray, kind: str, temperature: float) -> np.ndarray:
+    """Softmax over the kind's six faces plus background, (n, 7); temperature from calibration."""
+    idx = [*range(6), BACKGROUND] if kind == "pip" else [*range(6, 12), BACKGROUND]
+    z = logits[:, idx] / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    p: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return p
+
+
+def choose_kind(logits: np.ndarray, weights: np.ndarray) -> str:
+    """Pip or poker for the whole photo: which family's faces carry more probability over the likely dice."""
+    if len(logits) == 0:
+        return "pip"
+    z = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    w = weights * (1.0 - p[:, BACKGROUND])
+    pip = float((p[:, :6].sum(1) * w).sum())
+    poker = float((p[:, 6:12].sum(1) * w).sum())
+    return "poker" if poker > pip else "pip"

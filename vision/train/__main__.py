@@ -1,0 +1,231 @@
+"""One command, seeded: ``python -m vision.train [--out models] [--quick]``.
+
+Trains the detector and the face classifier on the ``train`` rows of ../shared/dice-photos (less a validation hash
+split) plus scenes from vision.synth, exports both to ONNX with their metadata, then calibrates on the validation split:
+temperature, detector threshold and the confidence under which a die is flagged uncertain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import time
+import warnings
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import onnx
+import torch
+
+from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
+from vision.train import classifier as cls_train
+from vision.train import detector as det_train
+from vision.train.data import BACKGROUND, FACES, Sample, load_photos, synth_samples, to_sample
+
+VAL_SYNTH_SEED = 900_000  # rendered validation scenes: train-split designs, seeds never used for training
+
+
+def export(
+    model: torch.nn.Module,
+    example: torch.Tensor,
+    path: Path,
+    names: tuple[str, str],
+    axes: dict[str, dict[int, str]],
+    meta: dict[str, Any],
+) -> None:
+    model.eval()
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (example,),
+            cast(Any, buf),
+            input_names=[names[0]],
+            output_names=[names[1]],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
+    proto = onnx.load_from_string(buf.getvalue())
+    set_meta(proto, meta)
+    onnx.save(proto, str(path))
+
+
+def set_meta(proto: onnx.ModelProto, meta: dict[str, Any]) -> None:
+    existing = {p.key: p for p in proto.metadata_props}
+    for k, v in meta.items():
+        if k in existing:
+            existing[k].value = str(v)
+        else:
+            proto.metadata_props.add(key=k, value=str(v))
+
+
+def match(s: Sample, centres: np.ndarray) -> np.ndarray:
+    """Label class of each candidate (BACKGROUND when no labelled die is near), one candidate per die, nearest first."""
+    out = np.full(len(centres), BACKGROUND, np.int64)
+    if len(centres) == 0 or len(s.centres) == 0:
+        return out
+    d = np.hypot(*(centres[:, None, :] - s.centres[None, :, :]).transpose(2, 0, 1)) / np.maximum(s.sides, 1)[None]
+    used: set[int] = set()
+    for flat in np.argsort(d, axis=None):
+        i, j = divmod(int(flat), len(s.centres))
+        if d[i, j] > 0.5:
+            break
+        if out[i] != BACKGROUND or j in used:
+            continue
+        out[i] = s.classes[j]
+        used.add(j)
+    return out
+
+
+def calibrate(out_dir: Path, val: list[Sample]) -> dict[str, Any]:
+    reader = DiceReader(out_dir)
+    rows = []  # per candidate: image idx, kind, score, logits, label
+    for n, s in enumerate(val):
+        c = reader.detector.detect(s.img, 0.05)
+        logits = reader.classifier.logits(s.img, c)
+        lab = match(s, c.centres)
+        for k in range(len(c)):
+            rows.append((n, s.kind, float(c.scores[k]), logits[k], int(lab[k])))
+    kinds = np.array([r[1] for r in rows])
+    scores = np.array([r[2] for r in rows])
+    logits = np.stack([r[3] for r in rows])
+    labels = np.array([r[4] for r in rows])
+    img_idx = np.array([r[0] for r in rows])
+    offset = np.where(kinds == "pip", 0, 6)
+    idx = np.stack([np.r_[0:6, BACKGROUND] if k == "pip" else np.r_[6:12, BACKGROUND] for k in kinds])
+    z_all = np.take_along_axis(logits, idx, axis=1)
+    y = np.where(labels == BACKGROUND, 6, labels - offset)
+
+    def probs(t: float) -> np.ndarray:
+        z = z_all / t
+        z = z - z.max(1, keepdims=True)
+        e = np.exp(z)
+        out: np.ndarray = e / e.sum(1, keepdims=True)
+        return out
+
+    nll = {t: -np.log(probs(t)[np.arange(len(y)), y] + 1e-12).mean() for t in np.round(np.arange(0.5, 3.01, 0.05), 2)}
+    temperature = float(min(nll, key=nll.__getitem__))
+    p = probs(temperature)
+    pred = p.argmax(1)
+    conf = p.max(1)
+
+    def figures(det_thr: float) -> tuple[float, float, float]:
+        keep = (scores >= det_thr) & (pred != 6)
+        labelled = sum(len(s.classes) for s in val)
+        tp = 0
+        for n, s in enumerate(val):
+            sel = keep & (img_idx == n)
+            got = np.bincount(pred[sel] + offset[sel], minlength=12)
+            want = np.bincount(s.classes, minlength=12)
+            tp += int(np.minimum(got, want).sum())
+        prec = tp / max(int(keep.sum()), 1)
+        rec = tp / max(labelled, 1)
+        return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
+
+    grid = {t: figures(t) for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)}
+    det_thr = max(grid, key=lambda t: grid[t][2])
+    keep = (scores >= det_thr) & (pred != 6)
+    right = (pred == y)[keep]
+    c_keep = conf[keep]
+    order = np.argsort(-c_keep)
+    cum_prec = np.cumsum(right[order]) / np.arange(1, len(order) + 1)
+    threshold = 0.5
+    for k in range(len(order) - 1, -1, -1):
+        if cum_prec[k] >= 0.998:
+            threshold = float(c_keep[order[k]])
+            break
+    flagged = float((c_keep < threshold).mean()) if len(c_keep) else 0.0
+    if flagged > 0.03:
+        threshold = float(np.quantile(c_keep, 0.03))
+    unflagged = c_keep >= threshold
+    result = {
+        "temperature": temperature,
+        "det_threshold": det_thr,
+        "threshold": round(threshold, 4),
+        "val_images": len(val),
+        "val_precision_recall_f1": [round(v, 4) for v in grid[det_thr]],
+        "val_flagged": round(float((~unflagged).mean()), 4) if len(c_keep) else 0.0,
+        "val_unflagged_precision": round(float(right[unflagged].mean()), 4) if unflagged.any() else 1.0,
+    }
+    path = out_dir / CLASSIFIER_FILE
+    proto = onnx.load(str(path))
+    set_meta(proto, {k: result[k] for k in ("temperature", "det_threshold", "threshold")})
+    onnx.save(proto, str(path))
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m vision.train")
+    ap.add_argument("--out", type=Path, default=MODEL_DIR)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--det-iters", type=int, default=2000)
+    ap.add_argument("--det-crop", type=int, default=160, help="detector training patch side (px)")
+    ap.add_argument("--det-batch", type=int, default=12)
+    ap.add_argument("--cls-epochs", type=int, default=14)
+    ap.add_argument("--synth", type=int, default=300, help="rendered poker scenes, half as many pip (0: photos only)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
+    ap.add_argument("--calibrate-only", action="store_true")
+    args = ap.parse_args()
+    if args.quick:
+        args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(args.seed)
+    t0 = time.time()
+    photos = load_photos(("train", "val"))
+    train = [to_sample(it) for it in photos if it.split == "train"]
+    val = [to_sample(it) for it in photos if it.split == "val"]
+    for kind in ("pip", "poker"):
+        n = args.synth if kind == "poker" else args.synth // 2
+        train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1)
+        val += synth_samples(max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"))
+    print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.calibrate_only:
+        det = det_train.train(train, args.det_iters, args.seed, batch=args.det_batch, out=args.det_crop)
+        export(
+            det_train.Exportable(det),
+            torch.zeros(1, 3, 256, 320),
+            args.out / DETECTOR_FILE,
+            ("image", "maps"),
+            {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
+            {
+                "model": "dice-detector",
+                "stride": det_train.STRIDE,
+                "long_side": det_train.LONG_SIDE,
+                "input": "BGR float32 0..255, NCHW, H and W multiples of 32",
+                "outputs": json.dumps(["centre_logit", "log_side", "offset_x", "offset_y"]),
+                "seed": args.seed,
+            },
+        )
+        patches = cls_train.patches_from(train, rng)
+        print(f"{len(patches)} classifier patches", flush=True)
+        net = cls_train.train(patches, args.cls_epochs, args.seed)
+        export(
+            net,
+            torch.zeros(1, 1, cls_train.CROP, cls_train.CROP),
+            args.out / CLASSIFIER_FILE,
+            ("crops", "logits"),
+            {"crops": {0: "n"}, "logits": {0: "n"}},
+            {
+                "model": "dice-faces",
+                "class_names": json.dumps([*FACES, "background"]),
+                "input_size": cls_train.CROP,
+                "context": cls_train.CONTEXT,
+                "input": "grey crops standardised per crop, N x 1 x S x S",
+                "seed": args.seed,
+            },
+        )
+    result = calibrate(args.out, val)
+    print(json.dumps(result), flush=True)
+    print(
+        f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()

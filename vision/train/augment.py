@@ -1,0 +1,75 @@
+"""Photometric and geometric augmentation shared by both trainings (numpy + OpenCV, seeded by the caller's rng).
+
+Heavy on colour: channel shuffles, grey, hue turns and inversion teach the models shape, not the colours of the few
+tables and dice in the training photos.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0) -> np.ndarray:
+    out = img
+    if rng.random() < 0.5:
+        out = out[:, :, rng.permutation(3)]
+    if rng.random() < 0.3:
+        hsv = cv2.cvtColor(np.ascontiguousarray(out), cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = (hsv[:, :, 0].astype(np.int16) + int(rng.integers(0, 180))) % 180
+        if rng.random() < 0.5:
+            hsv[:, :, 1] = np.clip(hsv[:, :, 1] * rng.uniform(0.3, 1.5), 0, 255).astype(np.uint8)
+        out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.25:
+        w = rng.dirichlet((1.0, 1.0, 1.0)).astype(np.float32)
+        g = out.astype(np.float32) @ w
+        out = np.repeat(g[:, :, None], 3, axis=2)
+    f: np.ndarray = out.astype(np.float32)
+    if rng.random() < 0.8:
+        a = rng.uniform(0.55, 1.45)
+        b = rng.uniform(-45, 45)
+        f = f * a + b + (f.mean() * (1 - a) if rng.random() < 0.5 else 0.0)
+    if rng.random() < 0.3:
+        # a lighting gradient across the frame (lamp to one side, shadow)
+        h, w_ = f.shape[:2]
+        gx, gy = rng.normal(0, 1, 2)
+        ramp = (np.linspace(-1, 1, w_)[None, :] * gx + np.linspace(-1, 1, h)[:, None] * gy) * rng.uniform(10, 50)
+        f = f + ramp[:, :, None].astype(np.float32)
+    f = np.clip(f, 0, 255)
+    if rng.random() < 0.3:
+        gamma = rng.uniform(0.6, 1.6)
+        f = 255.0 * (f / 255.0) ** gamma
+    if invert_p and rng.random() < invert_p:
+        f = 255.0 - f
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, 1.4))
+    if rng.random() < 0.3:
+        f = f + rng.normal(0, rng.uniform(2, 9), f.shape).astype(np.float32)
+    res: np.ndarray = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, enc = cv2.imencode(".jpg", res, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
+        dec = cv2.imdecode(enc, cv2.IMREAD_COLOR) if ok else None
+        if dec is not None:
+            res = np.asarray(dec)
+    return res
+
+
+def similarity(cx: float, cy: float, scale: float, angle_deg: float, flip: bool, out: int) -> np.ndarray:
+    """2x3 matrix sending (cx, cy) to the centre of an out x out patch, scaled, turned and maybe mirrored."""
+    a = np.deg2rad(angle_deg)
+    c, s = np.cos(a) * scale, np.sin(a) * scale
+    m = np.array([[c, -s], [s, c]], dtype=np.float64)
+    if flip:
+        m = m @ np.array([[-1.0, 0.0], [0.0, 1.0]])
+    t = np.array([out / 2, out / 2]) - m @ np.array([cx, cy])
+    return np.hstack([m, t[:, None]]).astype(np.float32)
+
+
+def perspective_jitter(m: np.ndarray, out: int, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """Affine 2x3 to a 3x3 homography with a little random tilt, as from a camera up to ~40 degrees oblique."""
+    h = np.vstack([m, [0, 0, 1]]).astype(np.float64)
+    src = np.array([[0, 0], [out, 0], [out, out], [0, out]], dtype=np.float32)
+    dst = src + rng.uniform(-amount, amount, (4, 2)).astype(np.float32) * out
+    p = np.asarray(cv2.getPerspectiveTransform(src, dst), dtype=np.float64)
+    res: np.ndarray = (p @ h).astype(np.float64)
+    return res

@@ -1,0 +1,134 @@
+# mypy: disable-error-code="no-untyped-call"
+"""Train the top-face classifier on crops around labelled dice, with background crops as the 13th class."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from vision.train.augment import colour, perspective_jitter, similarity
+from vision.train.data import BACKGROUND, FACES, Sample
+from vision.train.models import Classifier
+
+CROP = 40  # classifier input side
+CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
+PATCH_DIE = 48  # die side inside a stored patch
+PATCH = 160
+
+
+@dataclass
+class Patch:
+    img: np.ndarray  # PATCH x PATCH BGR, the die (or background spot) centred with side PATCH_DIE
+    cls: int
+    weight: float
+
+
+def _patch(img: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+    m = similarity(cx, cy, PATCH_DIE / max(side, 2.0), 0.0, False, PATCH)
+    return cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+def patches_from(samples: list[Sample], rng: np.random.Generator, neg_per_image: int = 3) -> list[Patch]:
+    out: list[Patch] = []
+    for s in samples:
+        h, w = s.img.shape[:2]
+        for (cx, cy), side, c in zip(s.centres, s.sides, s.classes, strict=True):
+            out.append(Patch(_patch(s.img, cx, cy, side), int(c), 1.0))
+            # half off a die: a second peak on one die, or the gap between two touching dice
+            a = rng.uniform(0, 2 * math.pi)
+            d = rng.uniform(0.6, 1.0) * side
+            x, y = cx + d * math.cos(a), cy + d * math.sin(a)
+            if (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) > 0.5).all():
+                out.append(Patch(_patch(s.img, x, y, side), BACKGROUND, 0.5))
+        med = float(np.median(s.sides)) if len(s.sides) else max(h, w) / 12
+        found = 0
+        for _ in range(neg_per_image * 4):
+            if found >= neg_per_image:
+                break
+            x, y = rng.uniform(0, w), rng.uniform(0, h)
+            if len(s.centres) and (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) < 1.1).any():
+                continue
+            side = med * math.exp(rng.uniform(-0.4, 0.4))
+            out.append(Patch(_patch(s.img, x, y, side), BACKGROUND, 1.0))
+            found += 1
+    return out
+
+
+def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndarray:
+    c = PATCH / 2
+    if train:
+        scale = CROP / (CONTEXT * PATCH_DIE * math.exp(rng.uniform(-0.22, 0.22)))
+        c_x, c_y = c + rng.normal(0, 0.07 * PATCH_DIE, 2)
+        m = similarity(c_x, c_y, scale, rng.uniform(0, 360), bool(rng.random() < 0.5), CROP)
+        if rng.random() < 0.3:
+            crop = cv2.warpPerspective(
+                p.img,
+                perspective_jitter(m, CROP, rng, 0.08),
+                (CROP, CROP),
+                flags=cv2.INTER_AREA,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+        else:
+            crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        crop = colour(crop, rng, invert_p=0.1)
+    else:
+        m = similarity(c, c, CROP / (CONTEXT * PATCH_DIE), 0.0, False, CROP)
+        crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return crop
+
+
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """BGR crops (n, S, S, 3) uint8 -> grey, standardised per crop (n, 1, S, S) float32; mirrors vision.classify."""
+    g = crops.astype(np.float32) @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
+    mu = g.mean(axis=(1, 2), keepdims=True)
+    sd = g.std(axis=(1, 2), keepdims=True)
+    out: np.ndarray = ((g - mu) / (sd + 8.0))[:, None]
+    return out
+
+
+def train(patches: list[Patch], epochs: int, seed: int, batch: int = 128, log: bool = True) -> Classifier:
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    net = Classifier(len(FACES) + 1)
+    per_epoch = len(patches)
+    steps = epochs * math.ceil(per_epoch / batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
+    labels = np.array([p.cls for p in patches])
+    counts = np.bincount(labels, minlength=len(FACES) + 1).astype(np.float64)
+    # balance classes: poker faces come only from renders, pip faces mostly from photos
+    w = np.array([p.weight for p in patches]) / np.maximum(counts[labels], 1.0)
+    w /= w.sum()
+    t0 = time.time()
+    step = 0
+    for ep in range(epochs):
+        order = rng.choice(len(patches), per_epoch, p=w)
+        tot, correct, seen = 0.0, 0, 0
+        net.train()
+        for b in range(0, per_epoch, batch):
+            idx = order[b : b + batch]
+            crops = np.stack([make_crop(patches[i], rng) for i in idx])
+            x = torch.from_numpy(to_input(crops))
+            y = torch.from_numpy(labels[idx])
+            logits = net(x)
+            loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            tot += float(loss.detach()) * len(idx)
+            correct += int((logits.argmax(1) == y).sum())
+            seen += len(idx)
+        if log:
+            print(
+                f"classifier epoch {ep} loss {tot / seen:.3f} acc {correct / seen:.3f} {time.time() - t0:.0f}s",
+                flush=True,
+            )
+    return net

@@ -1,0 +1,153 @@
+"""Labelled photos and rendered scenes as training items, with the fixed train/validation split.
+
+The validation split is a stable hash of the image path over ``train`` rows only: calibration and the uncertainty
+threshold are chosen on it, and ``test`` rows are never read here except by the benchmark.
+"""
+
+from __future__ import annotations
+
+import csv
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.reading import PIP_FACES, POKER_FACES
+
+FACES = PIP_FACES + POKER_FACES  # class index = position; background is len(FACES)
+BACKGROUND = len(FACES)
+PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
+VAL_PERCENT = 15
+
+
+@dataclass(frozen=True)
+class Box:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    cls: int  # index into FACES
+
+
+@dataclass(frozen=True)
+class Item:
+    name: str  # set/path, for the split hash and reports
+    image: Path | None
+    boxes: tuple[Box, ...]
+    kind: str
+    split: str  # train | val | test
+
+
+def face_class(kind: str, face: str) -> int:
+    faces = PIP_FACES if kind == "pip" else POKER_FACES
+    return faces.index(face) + (0 if kind == "pip" else len(PIP_FACES))
+
+
+def is_val(name: str) -> bool:
+    return zlib.crc32(name.encode()) % 100 < VAL_PERCENT
+
+
+def parse_boxes(text: str, kind: str) -> tuple[Box, ...]:
+    out = []
+    for part in filter(None, text.split(";")):
+        coords, face = part.rsplit(":", 1)
+        x0, y0, x1, y1 = (float(v) for v in coords.split(","))
+        out.append(Box(x0, y0, x1, y1, face_class(kind, face.strip())))
+    return tuple(out)
+
+
+def load_labels(folder: Path, set_name: str | None = None) -> list[Item]:
+    """Rows of one set's labels.csv; ``train`` rows are split into train and val by a stable hash."""
+    set_name = set_name or folder.name
+    items = []
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            name = f"{set_name}/{row['image']}"
+            split = row["split"]
+            if split == "train" and is_val(name):
+                split = "val"
+            items.append(Item(name, folder / row["image"], parse_boxes(row["boxes"], row["kind"]), row["kind"], split))
+    return items
+
+
+def photo_root() -> Path:
+    here = Path(__file__).resolve().parents[2]
+    for cand in (here.parent / "shared" / "dice-photos", here / "shared" / "dice-photos"):
+        if cand.is_dir():
+            return cand
+    raise FileNotFoundError("../shared/dice-photos not found beside the checkout.")
+
+
+def load_photos(splits: tuple[str, ...] = ("train", "val")) -> list[Item]:
+    root = photo_root()
+    out: list[Item] = []
+    for s in PHOTO_SETS:
+        out += [it for it in load_labels(root / s) if it.split in splits]
+    return out
+
+
+def read_bgr(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise FileNotFoundError(path)
+    return img
+
+
+@dataclass
+class Sample:
+    """An image in memory with each die's centre, side (whole top face, px) and class."""
+
+    name: str
+    img: np.ndarray
+    centres: np.ndarray  # (n, 2) float32
+    sides: np.ndarray  # (n,) float32
+    classes: np.ndarray  # (n,) int64
+    kind: str
+
+
+def die_sides(item: Item) -> np.ndarray:
+    """Side of each die's top face in pixels.
+
+    ``webcam-white-dice`` boxes hug the pip pattern, not the die: a "1" box is one pip. There the side is the pattern
+    box scaled to the face, and a lone pip takes the size of the other dice in the photo (or the set's usual size).
+    """
+    sides = np.array([max(b.x1 - b.x0, b.y1 - b.y0) for b in item.boxes], dtype=np.float32)
+    if not item.name.startswith("webcam-white-dice/") or len(sides) == 0:
+        return sides
+    cls = np.array([b.cls for b in item.boxes])
+    face = sides * 1.3
+    others = face[cls != 0]
+    fill = float(np.median(others)) if len(others) else 56.0
+    face[cls == 0] = fill
+    return face
+
+
+def to_sample(item: Item, img: np.ndarray | None = None) -> Sample:
+    if img is None:
+        assert item.image is not None
+        img = read_bgr(item.image)
+    centres = np.array([((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2) for b in item.boxes], dtype=np.float32).reshape(-1, 2)
+    classes = np.array([b.cls for b in item.boxes], dtype=np.int64)
+    return Sample(item.name, img, centres, die_sides(item), classes, item.kind)
+
+
+def synth_samples(n: int, kind: str, seed0: int, split: str = "train") -> list[Sample]:
+    """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available."""
+    try:
+        from vision.synth import render_scene
+    except ImportError:
+        return []
+    out = []
+    for i in range(n):
+        sc = render_scene(seed0 + i, kind=kind, split=split)
+        boxes = []
+        for d in sc.dice:
+            # centre on the top face (what the classifier must read); side of the whole die, as the photo labels
+            cx, cy = np.mean(np.asarray(d.top_quad, dtype=np.float32), axis=0)
+            half = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / 2
+            boxes.append(Box(cx - half, cy - half, cx + half, cy + half, face_class(kind, d.face)))
+        item = Item(f"synth-{kind}/{seed0 + i}", None, tuple(boxes), kind, split)
+        out.append(to_sample(item, sc.image))
+    return out

@@ -1,0 +1,116 @@
+# mypy: disable-error-code="no-untyped-call"
+"""Train the die-centre detector: CenterNet-style heatmap at stride 4 plus log side and sub-cell offset."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from vision.train.augment import colour, perspective_jitter, similarity
+from vision.train.data import Sample
+from vision.train.models import Detector
+
+STRIDE = 4
+LONG_SIDE = 416  # inference resizes the image's long side to this
+
+
+def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndarray, np.ndarray]:
+    h, w = s.img.shape[:2]
+    scale = LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(0.55), math.log(1.7)))
+    if len(s.centres) and rng.random() < 0.75:
+        cx, cy = s.centres[rng.integers(len(s.centres))] + rng.normal(0, out / scale / 5, 2)
+    else:
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    angle = rng.uniform(0, 360) if rng.random() < 0.6 else 90.0 * rng.integers(4)
+    m = similarity(float(cx), float(cy), scale, angle, bool(rng.random() < 0.5), out)
+    border = tuple(int(v) for v in rng.integers(0, 256, 3))
+    if rng.random() < 0.3:
+        hmat = perspective_jitter(m, out, rng, 0.06)
+        img = cv2.warpPerspective(s.img, hmat, (out, out), flags=cv2.INTER_LINEAR, borderValue=border)
+        pts = cv2.perspectiveTransform(s.centres.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(-1, 2)
+        if len(s.centres):
+            j = np.abs(np.linalg.det(hmat[:2, :2]) / np.abs(np.linalg.det(m[:, :2].astype(np.float64)))) ** 0.5
+        else:
+            j = 1.0
+    else:
+        img = cv2.warpAffine(s.img, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=border)
+        pts = s.centres @ m[:, :2].T + m[:, 2] if len(s.centres) else np.zeros((0, 2))
+        j = 1.0
+    img = colour(img, rng)
+    g = out // STRIDE
+    target = np.zeros((4, g, g), dtype=np.float32)  # heat, log side, off x, off y
+    mask = np.zeros((2, g, g), dtype=np.float32)  # size mask, offset mask
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for (px, py), side in zip(pts, s.sides * scale * j, strict=True):
+        if not (0 <= px < out and 0 <= py < out):
+            continue
+        cxg, cyg = px / STRIDE, py / STRIDE
+        ix, iy = int(cxg), int(cyg)
+        sigma = max(0.7, side / STRIDE / 5.0)
+        gauss = np.exp(-((xx - ix) ** 2 + (yy - iy) ** 2) / (2 * sigma**2))
+        target[0] = np.maximum(target[0], gauss)
+        near = gauss > 0.5
+        target[1][near] = math.log(max(side, 1.0))
+        mask[0][near] = 1.0
+        target[2, iy, ix], target[3, iy, ix] = cxg - ix, cyg - iy
+        mask[1, iy, ix] = 1.0
+        target[0, iy, ix] = 1.0
+    x = img.astype(np.float32).transpose(2, 0, 1)
+    return x, np.concatenate([target, mask])
+
+
+def loss_fn(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    heat = tgt[:, 0]
+    p = torch.sigmoid(pred[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    npos = pos.sum().clamp(min=1.0)
+    focal = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - heat) ** 4 * p**2 * torch.log(1 - p)).sum() / npos
+    ms, mo = tgt[:, 4], tgt[:, 5]
+    size = (F.smooth_l1_loss(pred[:, 1], tgt[:, 1], reduction="none") * ms).sum() / ms.sum().clamp(min=1.0)
+    off = ((pred[:, 2:4] - tgt[:, 2:4]).abs() * mo[:, None]).sum() / mo.sum().clamp(min=1.0)
+    return focal + size + off
+
+
+class Exportable(torch.nn.Module):
+    """BGR 0..255 in, raw maps out (centre logit, log side, offsets): normalisation travels inside the ONNX."""
+
+    def __init__(self, net: Detector) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.net((x - 127.5) / 64.0)
+        return out
+
+
+def train(samples: list[Sample], iters: int, seed: int, batch: int = 16, out: int = 192, log: bool = True) -> Detector:
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    net = Detector()
+    model = Exportable(net)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=iters, pct_start=0.1)
+    weights = np.array([1.0 for _ in samples])
+    weights /= weights.sum()
+    t0 = time.time()
+    run = 0.0
+    for it in range(iters):
+        idx = rng.choice(len(samples), batch, p=weights)
+        xs, ts = zip(*(make_example(samples[i], rng, out) for i in idx), strict=True)
+        x = torch.from_numpy(np.stack(xs))
+        t = torch.from_numpy(np.stack(ts))
+        model.train()
+        loss = loss_fn(model(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss.detach()) if it else float(loss.detach())
+        if log and (it % 100 == 0 or it == iters - 1):
+            print(f"detector it {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
+    return net
