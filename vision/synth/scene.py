@@ -272,11 +272,13 @@ def _place(
     style: SceneStyle,
     allowed: np.ndarray | None,
     keep_out: list[tuple[float, float, float]],
+    min_side: float = 0.0,
 ) -> list[tuple[np.ndarray, float]] | None:
     W, H = cam.width, cam.height
     placed: list[tuple[np.ndarray, float]] = []
     margin = 2.0
     touching = style.touching or 0.0
+    top = np.array(_FACES["top"][1])
     for _ in range(n):
         for _try in range(80):
             if placed and rng.random() < touching:
@@ -300,6 +302,10 @@ def _place(
                 fp = _footprint(c, yaw)
                 poly = allowed.astype(np.float32)
                 if any(cv2.pointPolygonTest(poly, (float(x), float(y)), False) < 0 for x, y in fp):
+                    continue
+            if min_side > 0:  # far dice under a steep tilt shrink: keep their top faces readable
+                uv, _ = cam.project(top @ _rot(yaw).T + np.array([c[0], c[1], _H]))
+                if min(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[3] - uv[0])) < min_side:
                     continue
             sil = _silhouette(cam, c, yaw, 0.0)
             if style.fisheye:  # the lens pushes points outwards: the die must stay in the frame afterwards
@@ -427,7 +433,8 @@ def prepare(
             placed.append((c + way * (step + rng.uniform(0, 0.2)), float(yaw)))
     else:
         for _attempt in range(12):
-            placed = _place(rng, cam, n, st, table.allowed, table.keep_out)
+            small = (0.025 if kind == "pip" else 0.03) * min(W, H)  # 12 / 14 px at 640x480
+            placed = _place(rng, cam, n, st, table.allowed, table.keep_out, min(small, 0.7 * die_px))
             if placed is not None:
                 break
             die_px *= 0.85
