@@ -309,7 +309,7 @@ class SheetRules(Rules[SheetState]):
                 raise IllegalAction(f"{name} has already made this turn's entry; it is {now}'s turn now.")
             raise IllegalAction(f"It is {now}'s turn, not {name}'s.")
         if isinstance(action, Throw):
-            state.turn.verify_throw(action, MAX_THROWS)
+            self._verify_throw(state, action)
         elif isinstance(action, Enter):
             self._entry_throw(state, action)
             self._free_field(state, action.player, row_by_id(action.row))
@@ -324,15 +324,32 @@ class SheetRules(Rules[SheetState]):
         else:  # pragma: no cover - parse_action only builds this game's actions
             raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
 
+    def _verify_throw(self, state: SheetState, action: Throw) -> None:
+        """The shared turn's checks, with this game's way out: there is no 'stand', a turn ends with an entry."""
+        turn = state.turn
+        if len(action.dice) == DICE:
+            if turn.throws >= MAX_THROWS:
+                raise IllegalAction(
+                    f"{state.setup.players[turn.player]} has thrown {MAX_THROWS} times, the most a turn allows; "
+                    "enter the dice into a row or strike a combination field."
+                )
+            if turn.started and sorted(action.held) == list(range(DICE)):
+                raise IllegalAction("A rethrow must throw at least one die; to keep all five, enter them into a row.")
+        turn.verify_throw(action, MAX_THROWS)
+
     def _free_field(self, state: SheetState, player: int, row: Row) -> int:
         column = state.sheets[player].free_column(_row_index(row))
         if column is None:
-            raise IllegalAction(f"The row {row.label_de} is full: all {state.columns} fields are written.")
+            raise IllegalAction(
+                f"The row {row.label_de} is full: all {state.columns} fields are written; choose another row."
+            )
         return column
 
     def _entry_throw(self, state: SheetState, action: Enter) -> tuple[tuple[int, ...], bool, int | None]:
         """The dice, the all-five flag and the throw number an entry writes; refuses contradictions."""
         turn = state.turn
+        if action.dice and len(action.dice) != DICE:
+            raise MalformedInput(f"A throw has {DICE} dice, not {len(action.dice)}.")
         if turn.started:
             if action.dice and tuple(action.dice) != turn.dice:
                 raise IllegalAction(
@@ -347,8 +364,6 @@ class SheetRules(Rules[SheetState]):
             return turn.dice, turn.all_five, turn.throws
         if not action.dice:
             raise IllegalAction("Throw first, or give the five dice of the throw in the entry.")
-        if len(action.dice) != DICE:
-            raise MalformedInput(f"A throw has {DICE} dice, not {len(action.dice)}.")
         all_five = bool(action.all_five)
         if action.throw is not None:
             if not 1 <= action.throw <= MAX_THROWS:
@@ -438,7 +453,7 @@ class SheetRules(Rules[SheetState]):
                     Option(
                         "strike",
                         player,
-                        f"Strike {row.label_en} (column {column + 1}): nothing; its row and column bonuses are lost",
+                        f"Strike {row.label_en} (column {column + 1}): nothing; {_lost(state, player, row, column)}",
                         0,
                         {
                             "fields": {"row": row.id},
@@ -465,10 +480,12 @@ class SheetRules(Rules[SheetState]):
             return None
         best = [s for s in self.standings(state) if s.place == 1]
         winners = tuple(s.player for s in best)
-        reason = f"Every sheet is full; the highest total ({best[0].score}) wins."
-        if len(winners) > 1:
-            reason = f"Every sheet is full; {len(winners)} players share the highest total ({best[0].score})."
-        return Outcome(winners, reason)
+        if len(best) == 1:
+            return Outcome(
+                winners, f"Every sheet is full; {best[0].name} wins with the highest total, {best[0].score}."
+            )
+        names = ", ".join(s.name for s in best[:-1]) + f" and {best[-1].name}"
+        return Outcome(winners, f"Every sheet is full; {names} share the highest total, {best[0].score}.")
 
     def view(self, state: SheetState) -> JSON:
         kind = state.setup.dice_kind
@@ -530,12 +547,32 @@ def _option_label(result: Effect, column: int) -> str:
         case Result.RESERVE:
             return f"{where}: closes by paying {result.needs} from the reserve (left: {result.reserve_after})"
         case Result.ZERO:
-            return f"{where}: zero (-{ZERO_PENALTY} at the end)"
+            if result.count == 0:
+                why = f"no die shows {result.row.number}"
+            else:
+                why = f"it needs {result.needs} from the reserve, which holds {result.reserve_after}"
+            return f"{where}: zero (-{ZERO_PENALTY} at the end): {why}"
         case Result.POINTS:
             return f"{where}: {result.points} points" + (", doubled" if result.doubled else "")
         case Result.STRUCK:
             return f"{where}: not made, the entry is a strike"
     raise AssertionError(result.result)  # pragma: no cover
+
+
+def _lost(state: SheetState, player: int, row: Row, column: int) -> str:
+    """What striking this field gives up: the bonuses of its row and column that are still within reach."""
+    sheet = state.sheets[player]
+    candidates = [Bonus(f"column:{column + 1}", "column", column=column)]
+    if row.has_row_bonus:
+        candidates.insert(0, Bonus(f"row:{row.id}", "combination_row", row=row.id))
+    lost = [
+        f"the {bonus.label()} row bonus" if bonus.row else f"the {bonus.label()} bonus"
+        for bonus in candidates
+        if state.owner(bonus.id) is None and not _disqualified(sheet, bonus)
+    ]
+    if not lost:
+        return "no bonus is lost"
+    return " and ".join(lost) + (" are lost" if len(lost) > 1 else " is lost")
 
 
 def _bonus_json(state: SheetState, bonus: Bonus) -> JSON:

@@ -13,7 +13,7 @@ import pytest
 
 from companion import GameLog, IllegalAction, MalformedInput, rules_for
 from companion.sheet_rows import COMBINATION_ROWS, ROW_IDS, combination_points
-from tests.companion.test_sheet_rules import cell, enter, new_game, throw
+from tests.companion.test_sheet_rules import cell, enter, new_game, strike, throw
 
 LOG = Path(__file__).parent / "logs" / "sheet_three_players.jsonl"
 
@@ -322,6 +322,79 @@ def test_sheet_bad_input_changes_nothing_and_says_why() -> None:
     refused(log, {"type": "throw", "player": 0, "dice": [4, 4, 5, 1, 2], "held": [0, 1, 2]}, IllegalAction, "held at 4")
     log.play({"type": "enter", "player": 0, "row": "summe", "dice": [4, 4, 4, 1, 2], "all_five": True, "throw": 1})
     assert cell(log, "summe")["value"] == 30
+
+
+def test_sheet_refusals_say_what_to_do_in_this_game() -> None:
+    """The shared turn's wording names a 'stand' that this game does not have; the sheet says: enter or strike."""
+    log = new_game(("Anna", "Ben"))
+    throw(log, (1, 2, 3, 4, 5))
+    refused(
+        log,
+        {"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5], "held": [0, 1, 2, 3, 4]},
+        IllegalAction,
+        r"at least one die; to keep all five, enter them into a row",
+    )
+    refused(log, {"type": "enter", "player": 0, "row": "summe", "dice": [1, 2, 3, 4, 5, 5]}, MalformedInput, "not 6")
+    refused(log, {"type": "enter", "player": 0, "row": "summe", "dice": [1, 2, 3, 4]}, MalformedInput, "not 4")
+    throw(log, (1, 2, 3, 4, 6), held=(0, 1, 2, 3))
+    throw(log, (1, 2, 3, 4, 6), held=(0, 1, 2, 3))
+    refused(
+        log,
+        {"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5], "held": [0, 1, 2, 3]},
+        IllegalAction,
+        r"Anna has thrown 3 times, the most a turn allows; enter the dice into a row or strike a combination field\.",
+    )
+    for _ in range(3):
+        log.play({"type": "strike", "player": log.to_move(), "row": "paar"})
+        log.play({"type": "strike", "player": log.to_move(), "row": "paar"})
+    refused(
+        log,
+        {"type": "strike", "player": 0, "row": "paar"},
+        IllegalAction,
+        r"The row Paar is full: all 3 fields are written; choose another row\.",
+    )
+
+
+def test_sheet_option_labels_say_why_and_what_is_lost() -> None:
+    log = new_game(("Anna", "Ben"))
+    enter(log, "schule_2", (2, 2, 2, 2, 1))  # Anna: reserve 2
+    enter(log, "schule_6", (6, 6, 6, 1, 2))  # Ben
+    log.play({"type": "strike", "player": 0, "row": "paar"})  # Anna gives up row Paar and column 1
+    enter(log, "schule_6", (6, 6, 6, 1, 2))  # Ben
+    throw(log, (5, 5, 1, 3, 4))
+    labels = {(o.action, o.detail["fields"].get("row")): o.label for o in log.options()}
+    assert labels[("enter", "schule_5")] == (
+        "School 5 (column 1): zero (-200 at the end): it needs 5 from the reserve, which holds 2"
+    )
+    assert labels[("enter", "schule_2")] == "School 2 (column 2): zero (-200 at the end): no die shows 2"
+    assert labels[("enter", "schule_1")] == "School 1 (column 1): closes by paying 2 from the reserve (left: 0)"
+    assert labels[("strike", "paar")] == "Strike Pair (column 2): nothing; the column 2 bonus is lost"
+    assert labels[("strike", "drilling")] == (
+        "Strike Three of a kind (column 1): nothing; the Three of a kind row bonus is lost"
+    )
+    assert labels[("strike", "summe")] == "Strike Sum (column 1): nothing; no bonus is lost"
+    assert labels[("enter", "fuenfling")] == "Five of a kind (column 1): not made, the entry is a strike"
+
+
+def test_sheet_outcome_names_the_winners() -> None:
+    log = new_game(("Anna", "Ben"), columns=1)
+    for row in ROW_IDS:
+        for player in range(2):
+            if row == "summe":
+                enter(log, row, (6, 6, 6, 6, 6) if player else (1, 1, 1, 1, 2))
+            elif row.startswith("schule"):
+                enter(log, row, (1, 1, 1, 1, 1) if row != "schule_1" else (2, 2, 2, 2, 2))
+            else:
+                strike(log, row)
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (1,)
+    assert outcome.reason == "Every sheet is full; Ben wins with the highest total, -1170."
+    log.undo(2)
+    enter(log, "summe", (6, 6, 6, 6, 6))
+    enter(log, "summe", (6, 6, 6, 6, 6))
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (0, 1)
+    assert outcome.reason == "Every sheet is full; Anna and Ben share the highest total, -1170."
 
 
 def test_sheet_entry_after_throws_needs_no_dice_and_manual_entry_needs_them() -> None:

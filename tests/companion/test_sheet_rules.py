@@ -105,7 +105,7 @@ def test_sheet_rule_2_up_to_three_throws_keeping_any_then_one_entry() -> None:
     throw(log, (1, 2, 3, 4, 6))
     throw(log, (1, 2, 5, 5, 5), held=(0, 1))
     throw(log, (6, 2, 5, 5, 5), held=(1, 2, 3, 4))
-    with pytest.raises(IllegalAction, match="allows 3 throws"):
+    with pytest.raises(IllegalAction, match="thrown 3 times, the most a turn allows"):
         throw(log, (5, 2, 5, 5, 5), held=(1, 2, 3, 4))
     enter(log, "drilling", (6, 2, 5, 5, 5))
     assert cell(log, "drilling")["value"] == 15

@@ -29,7 +29,7 @@ def test_sheet_text_bis_zu_dreimal_mit_fuenf_wuerfeln() -> None:
     throw(log, (1, 2, 3, 4, 5))
     throw(log, (1, 2, 3, 4, 5), held=(0,))
     throw(log, (1, 2, 3, 4, 5), held=(0,))
-    with pytest.raises(IllegalAction, match="3 throws"):
+    with pytest.raises(IllegalAction, match="thrown 3 times"):
         throw(log, (1, 2, 3, 4, 5), held=(0,))
 
 
