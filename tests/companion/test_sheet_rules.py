@@ -550,3 +550,76 @@ def test_sheet_players_one_to_four_and_up_to_eight_with_the_setting() -> None:
         rules.make_setup(list("ABCDEFGHI"), {"more_players": True})
     with pytest.raises(MalformedInput, match="not 0"):
         rules.make_setup([])
+
+
+def play_turn(log: GameLog, row: str, dice: Dice, all_five: bool) -> None:
+    """A turn as the camera records it: all five at once, or a first throw and a rethrow of the last die only."""
+    if not all_five:
+        first = [*dice[:4], dice[4] % 6 + 1]
+        throw(log, first)
+        throw(log, dice, held=(0, 1, 2, 3))
+    else:
+        throw(log, dice)
+    log.play({"type": "enter", "player": 0, "row": row})
+
+
+def test_sheet_rule_9_the_worked_examples_in_one_game_to_the_end() -> None:
+    """RULES.md rule 9, in its order on one sheet of a one-player game, then the sheet filled up to the total."""
+    log = new_game()
+    play_turn(log, "schule_6", (6, 6, 6, 6, 2), False)
+    assert (sheet(log)["reserve"], cell(log, "schule_6")["reserve"]) == (6, 6)
+    play_turn(log, "schule_1", (1, 3, 4, 5, 2), False)
+    assert cell(log, "schule_1")["closed_with_reserve"] and cell(log, "schule_1")["reserve"] == 4
+    assert cell(log, "schule_6")["reserve_struck"] and not cell(log, "schule_1")["reserve_struck"]
+    assert bonus(log, "row:schule_1")["struck"] and not bonus(log, "column:1")["struck"]
+    play_turn(log, "schule_5", (5, 1, 1, 2, 3), False)  # needs 10 > 4
+    assert cell(log, "schule_5")["zero"] and cell(log, "schule_5")["reserve"] is None
+    assert bonus(log, "row:schule_5")["struck"] and bonus(log, "column:1")["struck"]
+    play_turn(log, "paar", (5, 5, 2, 3, 1), False)
+    play_turn(log, "paar", (5, 5, 2, 3, 1), True)
+    play_turn(log, "vierling", (5, 5, 5, 5, 2), False)
+    play_turn(log, "full_house", (3, 3, 3, 5, 5), False)
+    play_turn(log, "summe", (6, 6, 5, 4, 1), False)
+    play_turn(log, "summe", (6, 6, 5, 4, 1), True)
+    play_turn(log, "full_house", (6, 6, 6, 6, 6), False)
+    play_turn(log, "vierling", (6, 6, 6, 6, 6), False)
+    rows = sheet(log)["rows"]
+    assert [f["value"] for f in rows["paar"]] == [10, 20, None]
+    assert [f["doubled"] for f in rows["paar"]] == [False, True, False]
+    assert [f["value"] for f in rows["vierling"]] == [40, 44, None]
+    assert [(f["value"], f["not_made"]) for f in rows["full_house"][:2]] == [(19, False), (0, True)]
+    assert [f["value"] for f in rows["summe"]] == [22, 44, None]
+    assert bonus(log, "row:full_house")["struck"] and bonus(log, "column:2")["struck"]
+    assert [(h["value"], h["row"], h["struck"]) for h in sheet(log)["reserve_history"]] == [
+        (6, "schule_6", True),
+        (4, "schule_1", False),
+    ]
+    # One player: every entry is the next turn; an entry without a new throw or dice is refused.
+    assert log.to_move() == 0 and log.state.turn.throws == 0
+    with pytest.raises(IllegalAction, match="Throw first"):
+        log.play({"type": "enter", "player": 0, "row": "drilling"})
+    # The rest of the sheet: Schule with exactly three (no reserve change), a third pair of 2s, a Summe of 6,
+    # every other combination field struck.
+    for n in range(1, 7):
+        while sheet(log)["rows"][f"schule_{n}"][-1]["result"] is None:
+            play_turn(log, f"schule_{n}", (n, n, n, n % 6 + 1, n % 6 + 1), False)
+    play_turn(log, "paar", (2, 2, 1, 3, 4), False)
+    play_turn(log, "summe", (1, 1, 1, 1, 2), False)
+    for row in ROW_IDS[6:]:
+        while sheet(log)["rows"][row][-1]["result"] is None:
+            strike(log, row)
+    assert log.outcome() is not None and log.to_move() is None
+    won = {b["id"]: b["value"] for b in sheet(log)["bonuses"] if b["won"]}
+    assert won == {"row:schule_2": 10, "row:schule_3": 15, "row:schule_4": 20, "row:schule_6": 30, "row:paar": 20}
+    assert all(b["struck"] for b in sheet(log)["bonuses"] if not b["won"])
+    fields = 10 + 20 + 40 + 19 + 22 + 44 + 44 + 4 + 6
+    assert sheet(log)["totals"] == {
+        "fields": fields,
+        "bonuses": 95,
+        "reserve": 4,
+        "zeros": 1,
+        "zero_penalty": -200,
+        "total": fields + 95 + 4 - 200,
+    }
+    outcome = log.outcome()
+    assert outcome is not None and outcome.reason == "Every sheet is full; Anna wins with the highest total, 108."
