@@ -2,7 +2,9 @@
 
 Readings in force (docs/games/bone.md): rounds start with the next seat each round (round 1 with
 seat 0); an extra round for a tie at the end is played only by the players tied for the highest
-total, in seat order, and repeats until one total is highest; lower places share on equal totals.
+total, in seat order; its best hand wins the game (the rule text's FAQ: "Drei 6er schlagen drei
+4er"; an exact tie plays another extra round). Its points still count; lower places share on
+equal totals.
 """
 
 from __future__ import annotations
@@ -47,7 +49,12 @@ class BoneRules(RoundRules):
         points = [0] * state.seats
         for player, rank in keys.items():
             points[player] = rank.points or 0
+        extra = state.kind == "extra"
         state = self.close_round(state, best, points=points)
+        if extra:
+            if len(best) == 1:
+                return self.finish(state)
+            return self.begin_round(state, starter=best[0], kind="extra", players=best)
         if state.number < state.setup.get("rounds"):
             return self.begin_round(state, starter=state.number % state.seats)
         leaders = self._leaders(state)
@@ -56,11 +63,16 @@ class BoneRules(RoundRules):
         return self.finish(state)
 
     def _leaders(self, state: RoundState) -> list[int]:
-        top = max(state.scores)
-        return [p for p in range(state.seats) if state.scores[p] == top]
+        top = max(self._order(state))
+        return [p for p in range(state.seats) if self._order(state)[p] == top]
+
+    def _order(self, state: RoundState) -> list[int]:
+        """Totals doubled, plus one for the winner of the last extra round: equal totals, decided by the hand."""
+        won = {r.best[0] for r in state.history[-1:] if r.kind == "extra" and len(r.best) == 1}
+        return [2 * s + (1 if p in won else 0) for p, s in enumerate(state.scores)]
 
     def standings(self, state: RoundState) -> list[Standing]:
-        place = places([(p, s) for p, s in enumerate(state.scores)])
+        place = places(list(enumerate(self._order(state))))
         lines = []
         for p in sorted(range(state.seats), key=lambda q: (place[q], q)):
             per_round = [r.points[p] if p in r.stages[0].order else None for r in state.history]
@@ -77,7 +89,7 @@ class BoneRules(RoundRules):
             reason = f"Equal highest total of {total} points: the place is shared."
         elif extra:
             rounds = "an extra round" if extra == 1 else f"{extra} extra rounds"
-            reason = f"Highest total, {total} points, after {rounds}."
+            reason = f"{state.setup.players[leaders[0]]} has the best hand of {rounds} for equal totals."
         else:
             reason = f"Highest total after {len(state.history)} rounds: {total} points."
         return Outcome(tuple(leaders), reason)

@@ -99,7 +99,7 @@ def test_bone_rule_3_equal_totals_at_the_end_play_one_more_round() -> None:
     assert view["stage"]["sitting_out"] == [0]
     with pytest.raises(IllegalAction, match="P0 sits out this extra round"):
         throw(log, 0, (1, 1, 1, 1, 1))
-    hands(log, [(1, (2, 2, 3, 3, 1)), (2, (4, 4, 3, 3, 1))])  # 15 each: still level
+    hands(log, [(1, (2, 2, 3, 3, 1)), (2, (3, 3, 2, 2, 1))])  # the same hand: an exact tie plays again
     assert log.outcome() is None and log.state.number == 3
     hands(log, [(1, (6, 6, 6, 6, 1)), (2, (1, 2, 3, 4, 4))])
     outcome = log.outcome()
@@ -140,7 +140,16 @@ def test_bone_rule_3_faq_three_sixes_beat_three_fours() -> None:
     hands(log, [(0, (4, 4, 4, 1, 2)), (1, (6, 6, 6, 1, 2))])
     first = log.rules.view(log.state)["history"][0]
     assert first["best"] == [1] and first["points"] == [20, 20]  # same points, higher dice shown best
-    assert log.outcome() is None and log.state.kind == "extra"  # the best hand does not break a tie in totals
+    assert log.outcome() is None and log.state.kind == "extra"  # equal totals: one more round
+
+
+def test_bone_rule_3_extra_round_is_won_by_the_higher_dice_at_equal_points() -> None:
+    log = game(2, rounds=1)
+    hands(log, [(0, (4, 4, 4, 1, 2)), (1, (4, 4, 4, 1, 2))])
+    hands(log, [(0, (4, 4, 4, 1, 2)), (1, (6, 6, 6, 1, 2))])  # 20 points each: three 6s beat three 4s
+    outcome = log.outcome()
+    assert outcome is not None and outcome.winners == (1,)
+    assert [(s.player, s.place, s.score) for s in log.standings()] == [(1, 1, 40), (0, 2, 40)]
 
 
 def test_bone_a_fourth_throw_or_a_hold_after_standing_is_refused_with_the_reason() -> None:

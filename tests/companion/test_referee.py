@@ -222,15 +222,20 @@ def referee_bone(table: Table) -> None:
         for player in in_seat_order(number % seats, list(range(seats)), seats):
             dice, _ = play_hand(table, player, 3)
             table.scores[player] += BONE_POINTS[bone(dice)[0]]
-    while True:
-        top = max(table.scores)
-        leaders = [p for p in range(seats) if table.scores[p] == top]
-        if len(leaders) == 1 or ties == "share":
-            table.winners = leaders
-            return
-        for player in leaders:  # an extra round for the tied leaders only, in seat order
+    top = max(table.scores)
+    leaders = [p for p in range(seats) if table.scores[p] == top]
+    if len(leaders) == 1 or ties == "share":
+        table.winners = leaders
+        return
+    while len(leaders) > 1:  # extra rounds for the tied only, in seat order; the best hand wins
+        hands = {}
+        for player in leaders:
             dice, _ = play_hand(table, player, 3)
             table.scores[player] += BONE_POINTS[bone(dice)[0]]
+            hands[player] = bone(dice)
+        best = max(hands.values())
+        leaders = [p for p in leaders if hands[p] == best]
+    table.winners = leaders
 
 
 def referee_pokerdice(table: Table) -> None:
