@@ -37,8 +37,15 @@ def _parse_setting(text: str) -> tuple[str, object]:
 def cmd_hand(args: argparse.Namespace) -> int:
     try:
         rules = rules_for(args.game)
-        ranks = [parse_die(token) for token in args.dice]
-        poker = any(token.strip().upper() not in {"1", "2", "3", "4", "5", "6"} for token in args.dice)
+        for token in args.dice:
+            parse_die(token)  # a face that exists at all, before guessing the kind
+        pip_faces = [t for t in args.dice if t.strip() in {"1", "2", "3", "4", "5", "6"}]
+        poker_faces = [t for t in args.dice if t not in pip_faces]
+        if pip_faces and poker_faces:
+            raise BecherError(
+                f"These dice mix pip faces ({pip_faces[0]}) and poker faces ({poker_faces[0]}); give one kind."
+            )
+        poker = bool(poker_faces)
         settings: dict[str, object] = dict(_parse_setting(s) for s in args.set or [])
         if "dice" in {s.name for s in rules.settings} and "dice" not in settings:
             settings["dice"] = DiceKind.POKER.value if poker else DiceKind.PIP.value

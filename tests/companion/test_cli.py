@@ -54,7 +54,7 @@ def test_becher_hand_refuses_bad_dice_by_name(capsys: pytest.CaptureFixture[str]
     code, _, err = run(capsys, "hand", "--game", "classic", "1", "2", "3", "4")
     assert code != 0 and "5 dice, not 4" in err
     code, _, err = run(capsys, "hand", "--game", "classic", "1", "2", "3", "4", "K")
-    assert code != 0 and json.loads(err)["ok"] is False
+    assert code != 0 and json.loads(err)["ok"] is False and "mix pip faces (1) and poker faces (K)" in err
 
 
 def test_becher_replay_prints_the_standings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
