@@ -113,7 +113,15 @@ def step(log: GameLog, action: dict[str, Any]) -> bool:
         after = snapshot(log)
         assert after[0] == before[0] and after[1] is before[1] and after[2] == before_view, f"refused {action}"
         return False
-    check_invariants(log.rules.view(log.state), before_view)
+    view = log.rules.view(log.state)
+    check_invariants(view, before_view)
+    new = [f for key, f in written(view).items() if key not in written(before_view)]
+    if action["type"] == "throw":
+        assert new == []
+    else:
+        (field,) = new
+        assert field["not_made"] == (action["type"] == "enter" and field["result"] == "struck")
+        assert field["struck"] == (field["result"] == "struck")
     return True
 
 
