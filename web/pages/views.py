@@ -189,7 +189,7 @@ def cell_hand(page: GamePage, hand: JSON, rnd: JSON | None, final: bool) -> Mark
     parts = [Markup('<span class="hand-name">{}</span>').format(label)]
     points = hand.get("points")
     if points is not None and page.game != "pokerdice":
-        parts.append(Markup(' <strong class="pts">{}</strong>').format(points))
+        parts.append(Markup('<strong class="pts">{}</strong>').format(points))
     if rnd is not None and final:
         seat = hand.get("player")
         if rnd.get("loser") == seat:
