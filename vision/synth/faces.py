@@ -83,6 +83,27 @@ def glyph(font: tuple[str, str | int], text: str, stroke: float = 0.0) -> np.nda
     return np.ascontiguousarray(canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
 
 
+@functools.lru_cache(maxsize=512)
+def styled_glyph(font: tuple[str, str | int], text: str, stroke: float, shear: float, width: float,
+                 hollow: bool) -> np.ndarray:  # fmt: skip
+    """``glyph`` slanted, narrowed or widened, and outlined: printings that no installed font has."""
+    m = glyph(font, text, stroke)
+    h, w = m.shape
+    if shear or width != 1.0:
+        pad = 2
+        off = pad + max(0.0, shear) * h  # x' = width x - shear y + off keeps every column on the canvas
+        a = np.array([[width, -shear, off], [0.0, 1.0, 0.0]], np.float32)
+        m = cv2.warpAffine(m, a, (round(w * width + abs(shear) * h) + 2 * pad, h), flags=cv2.INTER_LINEAR)
+        xs = np.nonzero((m > 20).any(axis=0))[0]
+        if len(xs):
+            m = m[:, xs.min() : xs.max() + 1]
+    if hollow:
+        k = max(3, round(h * 0.1) | 1)
+        inner = cv2.erode(m, np.ones((k, k), np.uint8))
+        m = cv2.subtract(m, inner)
+    return np.ascontiguousarray(m)
+
+
 def _paste_mask(
     canvas: np.ndarray,
     color: BGR,
@@ -275,21 +296,21 @@ def _draw_poker(img: np.ndarray, design: DieDesign, rank: int, T: int) -> None:
     text = design.printed[rank - 1]
     suit = design.suits[rank - 1]
     font = design.font
-    mask = glyph(font, text, design.stroke)
+    mask = styled_glyph(font, text, design.stroke, design.shear, design.width, design.hollow)
     big_h = design.letter_height * T
     max_w = 0.8 * T
 
-    def big_letter(cx: float, cy: float, h: float) -> None:
+    def big_letter(cx: float, cy: float, h: float, widest: float = max_w) -> None:
         w = h * mask.shape[1] / mask.shape[0]
-        if w > max_w:
-            h, w = h * max_w / w, max_w
+        if w > widest:
+            h, w = h * widest / w, widest
         _paste_mask(img, ink, mask, cx, cy, h, w)
 
     def corner_index(with_suit: bool) -> None:
-        h = T * 0.17
+        h = T * 0.2
         for flip in (False, True):
-            cx, cy = (T * 0.17, T * 0.17) if not flip else (T * 0.83, T * 0.83)
-            w = min(h * mask.shape[1] / mask.shape[0], T * 0.24)
+            cx, cy = (T * 0.18, T * 0.18) if not flip else (T * 0.82, T * 0.82)
+            w = min(h * mask.shape[1] / mask.shape[0], T * 0.27)
             _paste_mask(img, ink, mask, cx, cy, h, w, flip=flip)
             if with_suit:
                 dy = -h * 0.95 if flip else h * 0.95
@@ -311,7 +332,7 @@ def _draw_poker(img: np.ndarray, design: DieDesign, rank: int, T: int) -> None:
             draw_suit(img, suit, T / 2, T / 2, T * 0.2, ink)
             corner_index(True)
         else:
-            big_letter(T / 2, T / 2, big_h * 0.8)
+            big_letter(T / 2, T / 2, big_h * 0.65, 0.52 * T)  # clear of the corner indices
             corner_index(True)
     elif layout == "letter_suit":
         big_letter(T / 2, T * 0.44, big_h * 0.78)

@@ -119,6 +119,9 @@ class DieDesign:
     glossy: float = 0.3  # strength of specular highlights
     letter_height: float = 0.62  # big letter height, share of the face side
     stroke: float = 0.0  # extra stroke width for TTF letters, share of the letter height
+    shear: float = 0.0  # italic slant of the letters (x shift per unit of height)
+    width: float = 1.0  # letter width scale: condensed below 1, extended above
+    hollow: bool = False  # outlined letters
     court_colors: tuple[BGR, ...] = ((40, 30, 200), (150, 60, 20), (40, 170, 215))
     opposite: tuple[int, ...] = (6, 5, 4, 3, 2, 1)  # rank opposite each rank 1..6
 
@@ -300,6 +303,9 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
         glossy=glossy,
         letter_height=float(rng.uniform(0.5, 0.72)),
         stroke=float(rng.uniform(0.0, 0.06)) if rng.random() < 0.5 else 0.0,
+        shear=float(rng.uniform(-0.25, 0.25)) if rng.random() < 0.25 else 0.0,
+        width=float(rng.uniform(0.75, 1.3)) if rng.random() < 0.4 else 1.0,
+        hollow=bool(rng.random() < 0.08),
         court_colors=court,
         opposite=opposite,
     )
