@@ -16,6 +16,7 @@ import numpy as np
 __all__ = [
     "BLUR_MIN",
     "DARK_MEAN",
+    "DIE_CONTRAST",
     "Issue",
     "assess",
     "box_sharpness",
@@ -29,7 +30,9 @@ __all__ = [
 
 Box = tuple[int, int, int, int]
 
-DARK_MEAN = 45.0  # mean grey level (0..255) below which the picture is too dark to trust
+DARK_MEAN = 20.0  # mean grey level (0..255) below which the picture is too dark to trust
+DARK_TOP = 40.0  # ... or when even its brightest parts (99th percentile) stay below this
+DIE_CONTRAST = 8.0  # grey-level spread on a die below which its face cannot be made out
 BRIGHT_MEAN = 240.0
 BLUR_MIN = 0.36  # sharpness of a die patch (mean |Laplacian| / contrast) below which it is blurred
 _PATCH = 48
@@ -55,9 +58,20 @@ def brightness(bgr: np.ndarray) -> float:
     return float(np.mean(_gray(bgr)))
 
 
-def check_light(bgr: np.ndarray) -> list[Issue]:
-    mean = brightness(bgr)
-    if mean < DARK_MEAN:
+def check_light(bgr: np.ndarray, boxes: Sequence[Box] = ()) -> list[Issue]:
+    """Too dark: nearly black overall, or the dice themselves too dim to show their faces (a dark table alone is fine)."""
+    gray = _gray(bgr)
+    mean = float(np.mean(gray))
+    dark = mean < DARK_MEAN or float(np.percentile(gray, 99)) < DARK_TOP
+    if not dark and boxes:
+        h, w = gray.shape
+        spreads = [
+            float(gray[max(0, y0) : min(h, y1), max(0, x0) : min(w, x1)].std())
+            for x0, y0, x1, y1 in boxes
+            if min(h, y1) > max(0, y0) and min(w, x1) > max(0, x0)
+        ]
+        dark = bool(spreads) and float(np.median(spreads)) < DIE_CONTRAST
+    if dark:
         return [Issue("dark", "Too dark to read the dice: turn on a light or move the camera.", True)]
     if mean > BRIGHT_MEAN:
         return [Issue("bright", "The picture is washed out: less light or less exposure.", True)]
@@ -129,7 +143,7 @@ def check_mat(seen: int, expected: int) -> list[Issue]:
 
 def assess(bgr: np.ndarray, boxes: Sequence[Box] = ()) -> list[Issue]:
     """Light, focus and dice at the edge for one frame and the dice boxes read in it."""
-    issues = check_light(bgr)
+    issues = check_light(bgr, boxes)
     if not issues:
         issues += check_sharpness(bgr, boxes)
     h, w = bgr.shape[:2]

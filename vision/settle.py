@@ -38,13 +38,14 @@ class SettleConfig:
     """The knobs, with defaults for a webcam at 15-30 frames a second."""
 
     work_width: int = 160  # motion is measured on a grey copy this wide
-    pixel_delta: int = 14  # grey-level change that counts a pixel as changed
+    pixel_delta: int = 14  # grey-level change that counts a pixel as changed (less in dim, low-contrast scenes)
     motion_fraction: float = 0.002  # share of changed pixels between frames that counts as motion
     still_s: float = 0.3  # the scene must stay still this long before it is read
     read_frames: int = 3  # frames read over that quiet moment and combined
     match: float = 0.5  # dice in two frames are the same die when centres lie within this many die sizes
     stay: float = 0.3  # a die stayed put (held) when it moved less than this many die sizes
     foreign_dice: float = 1.5  # unexplained change larger than this many die areas means a hand or cup in view
+    blocked_s: float = 1.5  # after this long blocked and still, the scene is judged on its dice alone
     expected_dice: int | None = 5  # fewer in view proposes nothing; None accepts any number
     auto_confirm: bool = False  # proposals with no uncertain die and no issue are marked ``auto``
     slid_similarity: float = 0.85  # a moved die that looks this alike (0..1) was pushed aside, not thrown
@@ -187,6 +188,9 @@ class SettleDetector:
         self._still_since: float | None = None
         self._reads: list[Reading] = []
         self._frame_shape: tuple[int, int] | None = None
+        self._blocked_since: float | None = None
+        self._delta = float(self.config.pixel_delta)
+        self._tolerate = False  # the next decision accepts change that no die explains
 
     # --- public -------------------------------------------------------------------------------------------------
 
@@ -211,13 +215,23 @@ class SettleDetector:
             self._reset_scene()  # the camera changed resolution: start over
         self._frame_shape = (frame.shape[0], frame.shape[1])
         gray = self._small(frame)
+        # A dim table shows motion as small changes: scale the threshold with the scene's contrast.
+        self._delta = float(np.clip(0.3 * float(gray.std()), 5.0, self.config.pixel_delta))
         prev, self._prev = self._prev, gray
         if prev is None:
             self.state, self._refs, self._still_since = "settling", [], t
             return None
         if self._motion(prev, gray) > self.config.motion_fraction:
-            self.state, self._still_since, self._reads = "moving", None, []
+            self.state, self._still_since, self._reads, self._tolerate = "moving", None, [], False
             return None
+        if (
+            self.state == "blocked"
+            and self._blocked_since is not None
+            and t - self._blocked_since >= self.config.blocked_s
+        ):
+            # Still for long with something unexplained in view (the light changed, a cup put down): look again at
+            # the dice alone. A resting hand proposes nothing this way unless the dice differ from the last throw.
+            self.state, self._still_since, self._tolerate = "settling", None, True
         if self.state not in ("moving", "settling"):
             return None  # still, and this still scene has been judged already
         if self._still_since is None:
@@ -251,7 +265,7 @@ class SettleDetector:
         return cv2.GaussianBlur(gray, (5, 5), 0)
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.asarray(cv2.absdiff(a, b) > self.config.pixel_delta)
+        return np.asarray(cv2.absdiff(a, b) > self._delta)
 
     def _motion(self, a: np.ndarray, b: np.ndarray) -> float:
         return float(np.mean(self._changed(a, b)))
@@ -289,11 +303,14 @@ class SettleDetector:
             [d.box for d in combined.dice] + self._ref_dice + [d.box for d in (self.last.dice if self.last else [])]
         )
         foreign = self._unexplained(gray, all_boxes, size)
+        tolerate, self._tolerate = self._tolerate, False
         self._refs = ([self._refs[0]] if self._refs else []) + [gray]
-        if foreign > cfg.foreign_dice:
-            self.state = "blocked"
+        if foreign > cfg.foreign_dice and not tolerate:
+            self.state, self._blocked_since = "blocked", t
             self.issues = (Issue("blocked", "Something other than dice is in view (a hand or the cup?); waiting."),)
             return None
+        if foreign > cfg.foreign_dice:
+            issues.append(Issue("view_changed", "More than the dice changed in view (a hand, the light?): check them."))
         self._refs = [gray]  # a clean scene: the next one is compared with this
         self._ref_dice = [d.box for d in combined.dice]
         dice = list(combined.dice)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from vision.camsim import TableVideo
-from vision.quality import assess, check_light, check_mat, check_sharpness, cut_dice
+from vision.quality import assess, brightness, check_light, check_mat, check_sharpness, cut_dice
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +64,11 @@ def test_mat_half_covered() -> None:
 def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="image"):
         check_light(np.zeros((0, 0), np.uint8))
+
+
+def test_a_dark_table_is_not_too_dark_but_dim_dice_are() -> None:
+    video = TableVideo(seed=4, background=np.full((240, 320, 3), 25, np.uint8)).throw([1, 2, 3, 4, 5]).still(0.1)
+    frame, boxes = video.frames[-1], [d.box for d in video.truth[-1].dice]
+    assert brightness(frame) < 45 and check_light(frame, boxes) == []
+    dim = (frame * 0.12).astype(np.uint8)
+    assert codes(check_light(dim, boxes)) == ["dark"]

@@ -268,3 +268,29 @@ def test_combined_dice_were_seen_by_most_frames(frames: list[list[tuple[int, int
         assert seen * 2 > len(readings)
         if not d.uncertain:
             assert all(any(o.box == d.box and o.value == d.value for o in r.dice) for r in readings)
+
+
+@pytest.mark.slow
+def test_a_rendered_throw_with_a_hand_is_proposed_once_after_the_dice_settle() -> None:
+    synth = pytest.importorskip("vision.synth")
+    video = synth.render_video(5, kind="pip", n_dice=5, size=(320, 240), split="test", fps=8, settled_s=2.5)
+
+    class Truth:
+        frame = None
+
+        def __call__(self, bgr: np.ndarray) -> Reading:
+            dice = tuple(Die(d.face, d.value, 0.99, d.box, False) for d in self.frame.dice)  # type: ignore[attr-defined]
+            return Reading("pip", dice, bgr.shape[1], bgr.shape[0])
+
+    reader = Truth()
+    detector = SettleDetector(reader)
+    proposals = []
+    for f in video.frames:
+        reader.frame = f
+        p = detector.feed(f.image, f.index / video.fps)
+        if p is not None:
+            proposals.append((f.index, p))
+    assert len(proposals) == 1
+    index, proposal = proposals[0]
+    assert index >= video.first_settled
+    assert sorted(proposal.dice) == sorted(d.value for d in video.settled)
