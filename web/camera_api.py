@@ -85,7 +85,7 @@ class CameraHub:
         if self.source is None or self.watcher is not None:
             return
         try:
-            source = open_source(self.source, pace=True)
+            source = open_source(self.source, pace=True, loop=True)  # a video file plays on as a demo camera
         except (OSError, ValueError) as exc:
             log.error("camera %r: %s", self.source, exc)
             self.error = str(exc)
