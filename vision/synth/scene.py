@@ -345,6 +345,21 @@ def _paste(
     return a[..., 0]
 
 
+@functools.lru_cache(maxsize=64)
+def edge_bands(T: int, corner: float) -> np.ndarray:
+    """Four soft bands along the left, right, top and bottom edges of a face texture (T x T x 4)."""
+    pos = (np.arange(T, dtype=np.float32) + 0.5) / T
+    width = 0.05 + corner * 0.15
+    near = np.exp(-pos / width)
+    far = np.exp(-(1 - pos) / width)
+    out = np.empty((T, T, 4), np.float32)
+    out[..., 0] = near[None, :]
+    out[..., 1] = far[None, :]
+    out[..., 2] = near[:, None]
+    out[..., 3] = far[:, None]
+    return out
+
+
 def _warp_face(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
     T = tex.shape[0]
     src = np.array([[-0.5, -0.5], [T - 0.5, -0.5], [T - 0.5, T - 0.5], [-0.5, T - 0.5]], np.float32)
@@ -593,6 +608,12 @@ def _draw_dice(
                 shade = np.full((h, w, 1), lit, np.float32)
                 spec = np.zeros((h, w, 1), np.float32)
                 gl = design.glossy * rng.uniform(0.6, 1.0)
+                # Rounded edges: the ones facing the light catch it, the ones facing away fall darker.
+                ex, ey = np.array([math.cos(d.yaw), math.sin(d.yaw)]), np.array([-math.sin(d.yaw), math.cos(d.yaw)])
+                lh = light[:2]
+                weights = np.array([-(ex @ lh), ex @ lh, ey @ lh, -(ey @ lh)], np.float32) * (0.25 + design.bevel)
+                bands = _warp_face(edge_bands(tex.shape[0], design.corner), quad, x0, y0, w, h)
+                shade = shade + (bands @ weights)[..., None]
                 if gl > 0.05:
                     hom = cam.plane_homography(1.0)
                     gh, gw = max(2, h // 6), max(2, w // 6)
