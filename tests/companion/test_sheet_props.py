@@ -74,7 +74,8 @@ def written(view: dict[str, Any]) -> dict[tuple[int, str, int], dict[str, Any]]:
     return out
 
 
-def check_invariants(view: dict[str, Any], before: dict[str, Any]) -> None:
+def check_invariants(view: dict[str, Any], before: dict[str, Any]) -> list[dict[str, Any]]:
+    """Assert the invariants after one allowed action; returns the fields it wrote."""
     old_fields, new_fields = written(before), written(view)
     for key, field in old_fields.items():
         assert new_fields[key] == field, f"field {key} was written twice"
@@ -100,6 +101,7 @@ def check_invariants(view: dict[str, Any], before: dict[str, Any]) -> None:
             assert mark["struck"] == (not mark["reachable"])
             if mark["owner"] is not None and mark["owner"] != player["player"]:
                 assert mark["struck"], "a bonus someone else holds is out of reach"
+    return [field for key, field in new_fields.items() if key not in old_fields]
 
 
 def step(log: GameLog, action: dict[str, Any]) -> bool:
@@ -113,9 +115,7 @@ def step(log: GameLog, action: dict[str, Any]) -> bool:
         after = snapshot(log)
         assert after[0] == before[0] and after[1] is before[1] and after[2] == before_view, f"refused {action}"
         return False
-    view = log.rules.view(log.state)
-    check_invariants(view, before_view)
-    new = [f for key, f in written(view).items() if key not in written(before_view)]
+    new = check_invariants(log.rules.view(log.state), before_view)
     if action["type"] == "throw":
         assert new == []
     else:
