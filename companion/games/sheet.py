@@ -459,6 +459,8 @@ class SheetRules(Rules[SheetState]):
                             "fields": {"row": row.id},
                             "column": column,
                             "row": row.id,
+                            "label_de": row.label_de,
+                            "label_en": row.label_en,
                             "result": Result.STRUCK.value,
                             "not_made": False,
                         },

@@ -434,6 +434,8 @@ def test_sheet_options_give_every_row_its_result_for_the_throw() -> None:
     assert enters["fuenfling"].detail["result"] == "struck"
     assert enters["summe"].points == 26
     strikes = {row for kind, row in options if kind == "strike"}
+    assert options[("strike", "zwei_paare")].detail["label_de"] == "Zwei Paare"  # pages in German name the row
+    assert options[("strike", "zwei_paare")].detail["label_en"] == "Two pairs"
     assert strikes == {r.id for r in COMBINATION_ROWS}
     throws = [o for o in log.options() if o.action == "throw"]
     assert len(throws) == 1 and throws[0].detail["throw"] == 2
