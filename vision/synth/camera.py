@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -18,11 +19,11 @@ class Camera:
     roll: float  # radians about the optical axis
     distance: float  # from the camera to the table point seen at the image centre, in die sides
 
-    @property
+    @cached_property
     def centre(self) -> np.ndarray:
         return np.array([0.0, -self.distance * math.sin(self.tilt), self.distance * math.cos(self.tilt)])
 
-    @property
+    @cached_property
     def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Image right, image down and forward, in world coordinates."""
         s, c = math.sin(self.tilt), math.cos(self.tilt)
