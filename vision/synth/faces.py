@@ -369,6 +369,12 @@ def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.n
         _draw_pips(img, design, rank, T)
     else:
         _draw_poker(img, design, rank, T)
+    if design.wear > 0:  # paint rubbed off in patches: blend back to the body colour
+        seed = (int(design.corner * 1e6) * 31 + int(design.bevel * 1e6) * 7 + rank * 1009 + T) % 2**32
+        small = np.random.default_rng(seed).random((8, 8), dtype=np.float32)
+        patches = cv2.resize(small, (T, T), interpolation=cv2.INTER_CUBIC)
+        fade = np.clip((patches - (1 - design.wear)) * 3, 0, 0.85)[..., None]
+        img = (img * (1 - fade) + np.array(design.body, np.float32) * fade).astype(np.uint8)
     diff = np.abs(img.astype(np.int16) - np.array(design.body, np.int16)).max(axis=2)
     ink = np.clip(diff.astype(np.float32) / 60.0, 0, 1)
     alpha, shade = _edge_profile(T, design.corner, design.bevel)

@@ -122,6 +122,7 @@ class DieDesign:
     shear: float = 0.0  # italic slant of the letters (x shift per unit of height)
     width: float = 1.0  # letter width scale: condensed below 1, extended above
     hollow: bool = False  # outlined letters
+    wear: float = 0.0  # 0..1: ink worn off in patches, as on an old set
     court_colors: tuple[BGR, ...] = ((40, 30, 200), (150, 60, 20), (40, 170, 215))
     opposite: tuple[int, ...] = (6, 5, 4, 3, 2, 1)  # rank opposite each rank 1..6
 
@@ -239,6 +240,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
             pip_scale=float(rng.uniform(0.085, 0.13)),
             pip_spread=float(rng.uniform(0.22, 0.3)),
             big_red_one=big_red_one,
+            wear=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.12 else 0.0,
             corner=corner,
             bevel=bevel,
             opacity=opacity,
@@ -306,6 +308,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
         shear=float(rng.uniform(-0.25, 0.25)) if rng.random() < 0.25 else 0.0,
         width=float(rng.uniform(0.75, 1.3)) if rng.random() < 0.4 else 1.0,
         hollow=bool(rng.random() < 0.08),
+        wear=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.12 else 0.0,
         court_colors=court,
         opposite=opposite,
     )
