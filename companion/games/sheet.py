@@ -432,13 +432,14 @@ class SheetRules(Rules[SheetState]):
             column = sheet.free_column(_row_index(row))
             if column is None:
                 continue
+            lost = "" if row.is_schule else _lost(state, player, row, column)
             if turn.started:
                 result = effect(row, turn.dice, doubled, sheet.reserve)
                 out.append(
                     Option(
                         "enter",
                         player,
-                        _option_label(result, column),
+                        _option_label(result, column, lost),
                         result.points,
                         {
                             "fields": {"row": row.id},
@@ -453,7 +454,7 @@ class SheetRules(Rules[SheetState]):
                     Option(
                         "strike",
                         player,
-                        f"Strike {row.label_en} (column {column + 1}): nothing; {_lost(state, player, row, column)}",
+                        f"Strike {row.label_en} (column {column + 1}): nothing; {lost}",
                         0,
                         {
                             "fields": {"row": row.id},
@@ -540,7 +541,8 @@ def _cell(result: Effect, dice: tuple[int, ...], all_five: bool, entry: int) -> 
     return Field(result.result, result.points, result.doubled, dice, all_five, change, reserve, entry, not_made)
 
 
-def _option_label(result: Effect, column: int) -> str:
+def _option_label(result: Effect, column: int, lost: str) -> str:
+    """The English words of an entry choice; ``lost`` names the bonuses a strike would give up."""
     where = f"{result.row.label_en} (column {column + 1})"
     match result.result:
         case Result.CLOSED:
@@ -557,7 +559,7 @@ def _option_label(result: Effect, column: int) -> str:
         case Result.POINTS:
             return f"{where}: {result.points} points" + (", doubled" if result.doubled else "")
         case Result.STRUCK:
-            return f"{where}: not made, the entry is a strike"
+            return f"{where}: not made, the entry is a strike; {lost}"
     raise AssertionError(result.result)  # pragma: no cover
 
 

@@ -373,7 +373,9 @@ def test_sheet_option_labels_say_why_and_what_is_lost() -> None:
         "Strike Three of a kind (column 1): nothing; the Three of a kind row bonus is lost"
     )
     assert labels[("strike", "summe")] == "Strike Sum (column 1): nothing; no bonus is lost"
-    assert labels[("enter", "fuenfling")] == "Five of a kind (column 1): not made, the entry is a strike"
+    assert labels[("enter", "fuenfling")] == (
+        "Five of a kind (column 1): not made, the entry is a strike; the Five of a kind row bonus is lost"
+    )
 
 
 def test_sheet_outcome_names_the_winners() -> None:
