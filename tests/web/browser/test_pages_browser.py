@@ -104,18 +104,19 @@ def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
 
 def test_language_switch(server: str, tablet: Any) -> None:
     new_game(tablet, server, "bone", ["Anna", "Ben"])
-    tablet.select_option("#lang-select", "de")
-    tablet.wait_for_load_state()
+    with tablet.expect_navigation():
+        tablet.select_option("#lang-select", "de")
     expect(tablet.locator("html")).to_have_attribute("lang", "de")
     expect(tablet.locator(".ranking").locator("..")).to_contain_text("Rangliste")
     expect(tablet.locator(".round-box")).to_contain_text("Runde 1 von 5")
     tablet.goto(f"{server}/")
     expect(tablet.locator("h1")).to_have_text("Neues Spiel")
-    tablet.select_option("#lang-select", "pl")
-    tablet.wait_for_load_state()
+    with tablet.expect_navigation():
+        tablet.select_option("#lang-select", "pl")
     expect(tablet.locator("html")).to_have_attribute("lang", "pl")
     expect(tablet.locator("h1")).to_have_text("Nowa gra")
-    tablet.select_option("#lang-select", "en")
+    with tablet.expect_navigation():
+        tablet.select_option("#lang-select", "en")
     expect(tablet.locator("h1")).to_have_text("New game")
 
 
@@ -172,14 +173,14 @@ def check_page(page: Any, name: str) -> None:
 @pytest.mark.parametrize("theme", ["light", "dark", "contrast"])
 def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme: str) -> None:
     tablet.goto(f"{server}/")
-    tablet.select_option("#theme-select", theme)
-    tablet.wait_for_load_state()
+    with tablet.expect_navigation():
+        tablet.select_option("#theme-select", theme)
     check_page(tablet, f"start ({theme})")
     game_id = new_game(tablet, server, "sheet", ["Anna", "Ben"])
     join(phone, tablet, server)
     phone.goto(f"{server}/phone/{game_id}")
-    phone.select_option("#theme-select", theme)
-    phone.wait_for_load_state()
+    with phone.expect_navigation():
+        phone.select_option("#theme-select", theme)
     throw(phone, [6, 6, 6, 2, 2])
     table_follows(tablet, phone)
     check_page(tablet, f"table ({theme})")
