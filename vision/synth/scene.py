@@ -28,6 +28,7 @@ from vision.synth.tables import make_table
 
 KIND_CODE = {"pip": 1, "poker": 2}
 MAX_DICE = 40
+MAX_TILT = math.radians(4)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,17 @@ class _Die:
     rank: int
     side_ranks: tuple[int, int, int, int]  # faces +x, -x, +y, -y
     side_turns: tuple[int, int, int, int]
+    tilt: tuple[float, float] = (0.0, 0.0)  # small rolls about the die's x and y axes (resting unevenly), radians
+
+    def pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rotation and centre in the world; the lowest corner touches the table."""
+        r = _rot(self.yaw)
+        if self.tilt != (0.0, 0.0):
+            cx, sx = math.cos(self.tilt[0]), math.sin(self.tilt[0])
+            cy, sy = math.cos(self.tilt[1]), math.sin(self.tilt[1])
+            r = r @ np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]) @ np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+        z = float(-(_CUBE @ r.T)[:, 2].min())
+        return r, np.array([self.centre[0], self.centre[1], z])
 
 
 def rng_for(seed: int, kind: str, split: str, salt: int = 0) -> np.random.Generator:
@@ -170,15 +182,18 @@ def _die_points(rho: float) -> np.ndarray:
     return np.concatenate([_rounded(c, rho) for c in _FACE_CORNERS.values()]) if rho > 0 else _CUBE
 
 
-def _silhouette(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.ndarray:
+def _silhouette(cam: Camera, centre: np.ndarray, yaw: float, rho: float, rot: np.ndarray | None = None,
+                origin: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """Outline of the die as drawn on screen: the hull of its six faces, each with rounded corners."""
-    uv, _ = cam.project(_die_points(rho) @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
+    r = _rot(yaw) if rot is None else rot
+    o = np.array([centre[0], centre[1], _H]) if origin is None else origin
+    uv, _ = cam.project(_die_points(rho) @ r.T + o)
     return np.asarray(cv2.convexHull(uv.astype(np.float32))[:, 0, :], np.float64)
 
 
-def _top_outline(cam: Camera, centre: np.ndarray, yaw: float, rho: float) -> np.ndarray:
+def _top_outline(cam: Camera, rot: np.ndarray, origin: np.ndarray, rho: float) -> np.ndarray:
     """Outline of the top face as drawn on screen, rounded corners included."""
-    uv, _ = cam.project(_rounded(_FACE_CORNERS["top"], rho) @ _rot(yaw).T + np.array([centre[0], centre[1], _H]))
+    uv, _ = cam.project(_rounded(_FACE_CORNERS["top"], rho) @ rot.T + origin)
     return np.asarray(cv2.convexHull(uv.astype(np.float32))[:, 0, :], np.float64)
 
 
@@ -276,7 +291,7 @@ def _place(
 ) -> list[tuple[np.ndarray, float]] | None:
     W, H = cam.width, cam.height
     placed: list[tuple[np.ndarray, float]] = []
-    margin = 2.0
+    margin = 2.0 + 0.08 * (style.die_px or 0.0)  # room for a die resting a little tilted
     touching = style.touching or 0.0
     top = np.array(_FACES["top"][1])
     for _ in range(n):
@@ -472,14 +487,24 @@ def prepare(
             rank = top_rank
         if values is not None:
             rank = int(values[j])
-        dice.append(new_die(rng, np.asarray(c), yaw, design, rank))
+        tilt = (0.0, 0.0)
+        if rng.random() < 0.3:  # resting unevenly on cloth, felt or a crumb
+            tilt = (float(rng.uniform(-MAX_TILT, MAX_TILT)), float(rng.uniform(-MAX_TILT, MAX_TILT)))
+        dice.append(new_die(rng, np.asarray(c), yaw, design, rank, tilt))
     return Setup(seed, kind, split, rng, st, cam, table.image, light, ambient, dice)
 
 
-def new_die(rng: np.random.Generator, centre: np.ndarray, yaw: float, design: DieDesign, rank: int) -> _Die:
+def new_die(
+    rng: np.random.Generator,
+    centre: np.ndarray,
+    yaw: float,
+    design: DieDesign,
+    rank: int,
+    tilt: tuple[float, float] = (0.0, 0.0),
+) -> _Die:
     turns = rng.integers(0, 4, 4)
     sides = _sides(design, rank, rng)
-    return _Die(centre, yaw, design, rank, sides, (int(turns[0]), int(turns[1]), int(turns[2]), int(turns[3])))
+    return _Die(centre, yaw, design, rank, sides, (int(turns[0]), int(turns[1]), int(turns[2]), int(turns[3])), tilt)
 
 
 def compose(
@@ -524,8 +549,8 @@ def _shadows(rng: np.random.Generator, img: np.ndarray, cam: Camera, dice: list[
     contact = np.zeros_like(cast)
     px = []
     for d in dice:
-        verts = np.array([[x, y, z] for x in (-_H, _H) for y in (-_H, _H) for z in (0.0, 1.0)])
-        world = verts @ _rot(d.yaw).T + np.array([d.centre[0], d.centre[1], 0.0])
+        rot, origin = d.pose()
+        world = _CUBE @ rot.T + origin
         flat = world - (world[:, 2:3] / light[2]) * light[None, :]
         uv, _ = cam.project(flat)
         hull = cv2.convexHull(uv.astype(np.float32))[:, 0, :] / scale
@@ -562,9 +587,8 @@ def _draw_dice(
         d = dice[i]
         design = d.design
         rho = round(design.corner * 0.9, 3)
-        rot = _rot(d.yaw)
-        origin = np.array([d.centre[0], d.centre[1], _H])
-        sil = _silhouette(cam, d.centre, d.yaw, rho)
+        rot, origin = d.pose()
+        sil = _silhouette(cam, d.centre, d.yaw, rho, rot, origin)
         x0, y0 = max(0, math.floor(sil[:, 0].min()) - 1), max(0, math.floor(sil[:, 1].min()) - 1)
         x1, y1 = min(W, math.ceil(sil[:, 0].max()) + 1), min(H, math.ceil(sil[:, 1].max()) + 1)
         if x1 <= x0 or y1 <= y0:
@@ -609,9 +633,9 @@ def _draw_dice(
                 spec = np.zeros((h, w, 1), np.float32)
                 gl = design.glossy * rng.uniform(0.6, 1.0)
                 # Rounded edges: the ones facing the light catch it, the ones facing away fall darker.
-                ex, ey = np.array([math.cos(d.yaw), math.sin(d.yaw)]), np.array([-math.sin(d.yaw), math.cos(d.yaw)])
-                lh = light[:2]
-                weights = np.array([-(ex @ lh), ex @ lh, ey @ lh, -(ey @ lh)], np.float32) * (0.25 + design.bevel)
+                ex, ey = rot[:, 0], rot[:, 1]
+                weights = np.array([-(ex @ light), ex @ light, ey @ light, -(ey @ light)], np.float32)
+                weights *= 0.25 + design.bevel
                 bands = _warp_face(edge_bands(tex.shape[0], design.corner), quad, x0, y0, w, h)
                 shade = shade + (bands @ weights)[..., None]
                 if gl > 0.05:
@@ -630,7 +654,7 @@ def _draw_dice(
                 top = used > 0.5
                 ids[y0:y1, x0:x1][top] = i
                 quad_img = uv  # TL, TR, BR, BL of the printed face
-                outline = _top_outline(cam, d.centre, d.yaw, rho)
+                outline = _top_outline(cam, rot, origin, rho)
                 out[i] = {"sil": sil, "quad": quad_img, "outline": outline, "area": int(top.sum()), "die": d}
             else:
                 _paste(roi, warped, 0, 0, lit, alpha_scale)
