@@ -39,6 +39,11 @@ def test_bone_whole_game(server: str, tablet: Any, phone: Any) -> None:
     expect(tablet.locator("table.score tfoot")).to_contain_text("20")
     expect(phone.locator(".winner")).to_contain_text("Anna wins!")
     screenshot(tablet, "bone-table")
+    old_url = tablet.url
+    tablet.click("[data-rematch]")
+    tablet.wait_for_url(lambda url: url != old_url and "/table/" in url)
+    expect(tablet.locator(".turn-banner")).to_contain_text("Anna")
+    expect(tablet.locator(".ranking")).to_contain_text("Ben")
 
 
 def hand(phone: Any, dice: list[int], stand: str | None = None) -> None:
