@@ -193,3 +193,40 @@ def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme:
         tablet.goto(f"{server}/table/{game_id}")
         screenshot(tablet, f"sheet-table-{theme}")
         screenshot(phone, f"phone-{theme}")
+
+
+def test_live_camera_snap_reads_the_dice(
+    server: str, browser: Any, tablet: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live camera view (getUserMedia; loopback counts as a secure origin) takes a frame and reads it."""
+    monkeypatch.setattr("web.photos.read_image", fixed_reading)
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        ctx.grant_permissions(["camera"])
+        phone = ctx.new_page()
+        phone.add_init_script(
+            """
+            navigator.mediaDevices.getUserMedia = async () => {
+              const canvas = document.createElement("canvas");
+              canvas.width = 640; canvas.height = 360;
+              const g = canvas.getContext("2d");
+              g.fillStyle = "#185a3c"; g.fillRect(0, 0, 640, 360);
+              g.fillStyle = "#faf8f0"; for (let i = 0; i < 5; i++) g.fillRect(30 + i * 120, 130, 90, 90);
+              setInterval(() => g.fillRect(0, 0, 1, 1), 100);
+              return canvas.captureStream(10);
+            };
+            """
+        )
+        join(phone, tablet, server)
+        if phone.locator("#tab-photo").get_attribute("aria-selected") != "true":
+            phone.click("#tab-photo")
+        phone.click("#live-camera")
+        expect(phone.locator("#camera")).to_be_visible()
+        phone.wait_for_function("document.getElementById('camera').videoWidth > 0")
+        phone.click("#snap")
+        expect(phone.locator(".photo-wrap .dbox")).to_have_count(5)
+        expect(phone.locator("#camera")).to_be_hidden()
+        expect(phone.locator(".send-throw").first).to_be_enabled()
+    finally:
+        ctx.close()
