@@ -38,19 +38,42 @@ class Prepared:
     height: int
 
 
+# Photo formats of phones, cameras and screenshots. Pillow opens many more (EPS would run Ghostscript, PSD, ICO...);
+# none of them is a photo of dice, and each extra decoder is more attack surface for any device on the network.
+FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF", "TIFF")  # JPEG includes MPO (multi-picture JPEG of phones)
+# Phones take 12-50 MP photos; decoding an image costs 3-4 bytes a pixel, on a request thread.
+MAX_PIXELS = 64_000_000
+
+
 def prepare(data: bytes, max_side: int) -> Prepared:
-    """Open, orient (EXIF), downscale and re-encode as JPEG; refuse what is not an image."""
+    """Open, orient (EXIF), downscale and re-encode as JPEG; refuse what is not an image or too many pixels.
+
+    The size is checked before any pixel is decoded, so a file declaring a huge image costs nothing; JPEGs are
+    decoded at a reduced scale (draft) close to the stored size, which keeps large photos fast and small in memory.
+    """
     if not data:
         raise NotAnImage("The upload is empty; take a photo of the dice or choose an image file.")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
+            with Image.open(io.BytesIO(data), formats=FORMATS) as img:
+                width, height = img.size
+                if width * height > MAX_PIXELS:
+                    raise TooManyPixels(
+                        f"This image has {width * height / 1e6:.0f} megapixels, more than the "
+                        f"{MAX_PIXELS // 1_000_000} Becher takes; take the photo at a lower resolution."
+                    )
+                img.draft(None, (max_side, max_side))
                 img.load()
                 oriented = ImageOps.exif_transpose(img)
+    except TooManyPixels:
+        raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise TooManyPixels("This image has too many pixels; take a normal photo of the dice.") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        raise TooManyPixels(
+            f"This image has too many pixels (Becher takes up to {MAX_PIXELS // 1_000_000} megapixels); "
+            "take the photo at a lower resolution."
+        ) from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError):
         raise NotAnImage(
             "This file is not an image Becher can open; take a photo of the dice or choose a JPEG or PNG."
         ) from None
