@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import errno
 import ipaddress
 import os
 import signal
@@ -23,6 +24,7 @@ from cheroot import wsgi
 
 from web import photos
 from web.app import create_app, data_dir
+from web.store import Unusable
 
 THREADS = 64
 CERT_NAME = "becher-cert.pem"
@@ -107,6 +109,25 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+def listen_problem(host: str, port: int, exc: OSError) -> str:
+    """What to do when the server cannot listen; cheroot folds the errno into its message, so read both."""
+    text = str(exc)
+    in_use = exc.errno in (errno.EADDRINUSE, 10048) or "in use" in text.lower() or "Errno 98]" in text
+    if in_use:
+        return (
+            f"port {port} is in use (by another program, or Becher is running already); "
+            "choose another port with --port."
+        )
+    if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, 10013) or "Errno 13]" in text:
+        return f"this user may not listen on port {port} ({text}); choose a port above 1023 with --port."
+    if exc.filename is not None or "tls" in text.lower() or "certificate" in text.lower():
+        return f"cannot make or read the HTTPS certificate ({text}); check the data folder or start without --https."
+    return (
+        f"cannot listen on {host}:{port} ({text}); check --host (an address of this machine, or 0.0.0.0 for all "
+        "of them) and --port."
+    )
+
+
 def print_banner(url: str, https: bool, database: str) -> None:
     print(f"Becher is running. Open {url} on the tablet; phones can scan this code:", flush=True)
     with contextlib.suppress(UnicodeEncodeError, OSError):  # a console that cannot draw blocks: the URL is enough
@@ -120,6 +141,9 @@ def serve(args: argparse.Namespace) -> int:
     host: str = args.host
     port: int = args.port
     https: bool = bool(getattr(args, "https", False))
+    if not 0 <= port <= 65535:
+        print(f"becher: --port {port} is not a port; use 1 to 65535 (0: any free one).", file=sys.stderr)
+        return 2
     folder = data_dir()
     database = str(Path(args.db).expanduser().resolve()) if args.db else str(folder / "becher.sqlite3")
     shown = public_host(host)
@@ -133,23 +157,31 @@ def serve(args: argparse.Namespace) -> int:
     }
     try:
         app = create_app(config)
+    except Unusable as exc:
+        print(f"becher: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"becher: cannot open the database {database}: {exc}", file=sys.stderr)
         return 1
     server = wsgi.Server(
         (host, port), app, numthreads=THREADS, server_name="becher", request_queue_size=64, shutdown_timeout=2
     )
-    if https:
-        from cheroot.ssl.builtin import BuiltinSSLAdapter
-
-        cert, key = ensure_certificate(folder / "tls", [shown])
-        server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
     try:
+        if https:
+            from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+            cert, key = ensure_certificate(folder / "tls", [shown])
+            server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
         server.prepare()
     except OSError as exc:
-        print(f"becher: cannot listen on {host}:{port} ({exc}); choose another port with --port.", file=sys.stderr)
+        print(f"becher: {listen_problem(host, port, exc)}", file=sys.stderr)
         app.extensions["becher.shutdown"]()
+        app.extensions["becher.store"].close()
         return 1
+    if port == 0:  # the system chose a free port: show that one
+        port = int(server.bind_addr[1])
+        url = url_for(shown, port, https)
+        app.config["PUBLIC_URL"] = url.rstrip("/")
     print_banner(url, https, database)
     app.extensions["becher.readers"].run(photos.warm_up)
 

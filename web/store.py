@@ -92,6 +92,10 @@ class StoreError(Exception):
         self.game = game
 
 
+class Unusable(Exception):
+    """The database file cannot serve Becher (not SQLite, damaged, another program's, no access): said at start."""
+
+
 class NotFound(StoreError):
     code = "not_found"
 
@@ -116,6 +120,15 @@ def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def shown(key: str) -> str:
+    """An id as quoted back in a message: whatever a client sent, never a page of it."""
+    return repr(key if len(key) <= 24 else key[:24] + "…")
 
 
 def new_id(length: int = 8, alphabet: str = ID_ALPHABET) -> str:
@@ -187,6 +200,14 @@ class Photo:
         }
 
 
+def _expected_columns() -> dict[str, set[str]]:
+    """Each table's columns as SCHEMA makes them (read from an empty database, so SCHEMA stays the one source)."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as mem:
+        mem.executescript(SCHEMA)
+        tables = [r[0] for r in mem.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: {r[1] for r in mem.execute(f"PRAGMA table_info({t})")} for t in tables}
+
+
 def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
 
@@ -205,9 +226,54 @@ class Store:
         self._cache_lock = threading.Lock()
         self._logs: dict[str, tuple[int, GameLog]] = {}
         self._views: dict[str, tuple[int, JSON]] = {}
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            self.close()
+            raise Unusable(self._why(exc)) from None
+        except Unusable:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        """Check the file is Becher's (or new), undamaged, then WAL mode and the tables."""
         conn = self.conn()
-        conn.execute("PRAGMA journal_mode=WAL")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table, columns in _expected_columns().items():
+            if table in tables:
+                have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                missing = sorted(columns - have)
+                if missing:
+                    raise Unusable(
+                        f"{self.path} is a SQLite database of another program (its table {table!r} lacks "
+                        f"{', '.join(missing)}); give Becher a file of its own with --db."
+                    )
+        if tables:
+            problems = [" ".join(str(r[0]).split()) for r in conn.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                raise Unusable(
+                    f"The database {self.path} is damaged ({'; '.join(problems)}); restore a backup of it, "
+                    "or start with another file with --db."
+                )
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal" and self.path != ":memory:":
+            raise Unusable(
+                f"The database {self.path} cannot use write-ahead logging (journal mode {mode}), which Becher needs "
+                "so no game is lost; keep it on a local disk, not a network share."
+            )
         conn.executescript(SCHEMA)
+
+    def _why(self, exc: sqlite3.Error) -> str:
+        text = str(exc)
+        if "not a database" in text or "malformed" in text:
+            return (
+                f"{self.path} is not a Becher database (not SQLite, or damaged: {text}); give another file with "
+                "--db, or move this one away to start afresh."
+            )
+        return (
+            f"Cannot use the database {self.path} ({text}); check that the path is a file Becher may read and "
+            "write, or give another one with --db."
+        )
 
     # ------------------------------------------------------------------ connections and transactions
 
@@ -281,7 +347,7 @@ class Store:
     def _row(self, conn: sqlite3.Connection, game_id: str) -> GameRow:
         row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise NotFound(f"There is no game {game_id!r}; it may have been deleted, so pick one from the list.")
+            raise NotFound(f"There is no game {shown(game_id)}; it may have been deleted, so pick one from the list.")
         return GameRow.from_sql(row)
 
     def row(self, game_id: str) -> GameRow:
@@ -514,7 +580,7 @@ class Store:
             if photo_id is not None:
                 photo = conn.execute("SELECT game_id FROM photos WHERE id = ?", (photo_id,)).fetchone()
                 if photo is None or photo["game_id"] != game_id:
-                    raise Malformed(f"There is no photo {photo_id!r} in this game; upload the photo again.")
+                    raise Malformed(f"There is no photo {shown(photo_id)} in this game; upload the photo again.")
             try:
                 log.play(action)
             except MalformedInput as exc:
@@ -547,8 +613,10 @@ class Store:
             log = self._load_log(conn, row)
             self._check_fresh(conn, row, log, seen, revision)
             if count > len(log):
+                have = "nothing can be undone" if not log else f"only {plural(len(log), 'action')} can be undone"
                 raise Illegal(
-                    f"Only {len(log)} actions can be undone, not {count}; undo fewer.", self._game_json(conn, row, log)
+                    f"The game has {plural(len(log), 'action')}, so {have}, not {count}; undo fewer.",
+                    self._game_json(conn, row, log),
                 )
             try:
                 removed = log.undo(count)
@@ -667,7 +735,7 @@ class Store:
             .fetchone()
         )
         if row is None:
-            raise NotFound(f"There is no photo {photo_id!r}; it may belong to a deleted game.")
+            raise NotFound(f"There is no photo {shown(photo_id)}; it may belong to a deleted game.")
         return Photo(
             row["id"],
             row["game_id"],
@@ -682,5 +750,5 @@ class Store:
     def photo_data(self, photo_id: str) -> bytes:
         row = self.conn().execute("SELECT data FROM photos WHERE id = ?", (photo_id,)).fetchone()
         if row is None:
-            raise NotFound(f"There is no photo {photo_id!r}; it may belong to a deleted game.")
+            raise NotFound(f"There is no photo {shown(photo_id)}; it may belong to a deleted game.")
         return bytes(row["data"])
