@@ -26,6 +26,7 @@ HEADER = "X-Becher"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "::1", "localhost"})
 
 WRITE_ROLES = frozenset({"owner", "player"})
 READ_ROLES = frozenset({"owner", "player", "viewer"})
@@ -54,15 +55,26 @@ def current_device() -> str:
 
 
 def is_local() -> bool:
-    """The host's own browser (loopback), which may be trusted as owner of every game where configured."""
-    return bool(current_app.config.get("LOCAL_IS_OWNER")) and request.remote_addr in LOOPBACK
+    """The host's own browser (loopback), which may be trusted as owner of every game where configured.
+
+    The address it asked for must be a loopback name too: a foreign page whose own name was re-pointed at
+    127.0.0.1 (DNS rebinding) reaches this server from loopback with same-origin requests, but under its name.
+    """
+    if not current_app.config.get("LOCAL_IS_OWNER") or request.remote_addr not in LOOPBACK:
+        return False
+    return (urlsplit("//" + request.host).hostname or "").lower() in LOOPBACK_NAMES
 
 
 def role_in(store: Store, row: GameRow, device: str) -> str:
+    return role_of(store, row, device, is_local())
+
+
+def role_of(store: Store, row: GameRow, device: str, local: bool) -> str:
+    """The role outside a request too (live streams ask again before each event)."""
     role = store.role(row.id, device)
     if role is not None:
         return role
-    if is_local():
+    if local:
         return "owner"
     return "viewer" if row.public else "none"
 
@@ -108,6 +120,9 @@ class JoinThrottle:
     def check(self) -> None:
         now = time.monotonic()
         with self._lock:
+            if len(self._fails) > 1000:  # fresh cookies each try leave a key each: forget those gone quiet
+                for key in [k for k, f in self._fails.items() if not f or now - f[-1] > JOIN_WINDOW_S]:
+                    del self._fails[key]
             for key, limit in self._keys():
                 fails = self._fails[key]
                 while fails and now - fails[0] > JOIN_WINDOW_S:

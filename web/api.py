@@ -7,6 +7,7 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 from __future__ import annotations
 
 import json
+import unicodedata
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, NoReturn
 
@@ -18,7 +19,7 @@ from companion.dice import parse_dice
 from companion.errors import BecherError, IllegalAction, MalformedInput
 from web import access, live, photos
 from web.access import Denied, current_device
-from web.store import GameRow, Store
+from web.store import GameRow, NotFound, Store, shown
 
 JSON = dict[str, Any]
 
@@ -77,15 +78,77 @@ def _limit_body() -> None:
         request.max_content_length = BODY_LIMIT
 
 
+JSON_DEPTH = 16  # deeper than any action or setting; stops bodies built to exhaust the parser or the stack
+NAME_LIMIT = 40  # characters of a player's name: a score block column, not a letter
+
+
 def body() -> JSON:
-    data = request.get_json(force=True, silent=True)
-    if data is None:
-        if not request.get_data():
-            return {}
+    """The request's JSON object; {} for an empty body. Refused: another content type (415), more than the body
+    limit (413), what is not JSON, nested too deep or holds text that is not Unicode (400)."""
+    raw = raw_body()
+    if not raw.strip():
+        return {}
+    if not request.is_json:
+        fail(415, "not_json", "Send the body as JSON with the header 'Content-Type: application/json'.")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
         fail(400, "malformed", "The body is not valid JSON; send a JSON object.")
     if not isinstance(data, dict):
         fail(400, "malformed", "The body must be a JSON object.")
+    check_json(data, "The body")
     return data
+
+
+def raw_body() -> bytes:
+    """The body, 413 beyond the limit. Werkzeug raises for a Content-Length over it, but a chunked body (no length)
+    is silently cut at the limit, which would then read as broken JSON or a broken image."""
+    raw = request.get_data(cache=True)
+    limit = request.max_content_length
+    if limit is not None and request.content_length is None and len(raw) >= limit:
+        fail(413, "too_large", "What was sent is too large (photos up to 20 MB, other data up to 1 MB); send less.")
+    return raw
+
+
+def check_json(value: Any, what: str) -> None:
+    """Refuse JSON nested deeper than JSON_DEPTH or holding lone surrogates (which cannot be stored as UTF-8)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                fail(400, "malformed", f"{what} holds text that is not valid Unicode; send UTF-8 text.")
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > JSON_DEPTH:
+            fail(400, "malformed", f"{what} is nested too deeply; send the flat objects docs/api.md shows.")
+        children = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+        for key, child in children:
+            if key is not None and not _encodable(key):
+                fail(400, "malformed", f"{what} holds text that is not valid Unicode; send UTF-8 text.")
+            stack.append((child, depth + 1))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_names(names: Any) -> None:
+    """Player names the score block can show: at most NAME_LIMIT characters, no control characters."""
+    for name in names:
+        if not isinstance(name, str):
+            continue  # the rules engine names this refusal
+        if len(name) > NAME_LIMIT:
+            fail(400, "malformed", f"A player's name may have at most {NAME_LIMIT} characters; shorten {name[:12]!r}.")
+        if not _encodable(name):
+            fail(400, "malformed", "A player's name holds text that is not valid Unicode; type it again.")
+        if any(unicodedata.category(ch) == "Cc" for ch in name):
+            fail(400, "malformed", "Player names may not hold control characters or line breaks; type them again.")
 
 
 def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
@@ -185,7 +248,9 @@ def games_create() -> Response:
     data = body()
     game = data.get("game")
     players = data.get("players")
-    settings = data.get("settings") or {}
+    settings = data.get("settings")
+    if settings is None:
+        settings = {}
     if not isinstance(game, str):
         fail(400, "malformed", "Name the game to play in the field 'game' (for example \"bone\").")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
@@ -193,6 +258,7 @@ def games_create() -> Response:
     if not isinstance(settings, dict):
         fail(400, "malformed", "The field 'settings' must be an object of setting names and values.")
     public = flag(data, "public")
+    check_names(players)
     try:
         log = GameLog.new(game, players, settings)
     except BecherError as exc:
@@ -205,8 +271,13 @@ def games_create() -> Response:
 
 @bp.post("/games/import")
 def games_import() -> Response:
-    upload = request.files.get("log")
-    raw = upload.read() if upload is not None else request.get_data()
+    if request.mimetype.startswith("multipart/"):
+        upload = request.files.get("log")
+        if upload is None:
+            fail(400, "malformed", "Send the log file in the form field 'log'.")
+        raw = upload.read()
+    else:  # the file as the body, whatever type the client named (curl sends form-urlencoded by default)
+        raw = raw_body()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -217,6 +288,10 @@ def games_import() -> Response:
         log = GameLog.from_jsonl(text)
     except BecherError as exc:
         fail(400, "malformed", str(exc))
+    except RecursionError:
+        fail(400, "malformed", "The log holds JSON nested too deeply; send the .jsonl file Becher exported.")
+    check_names(log.setup.players)
+    check_json([log.setup.to_json(), [a.to_json() for a in log.actions]], "The log")
     store = store_of()
     view = store.create(log, current_device())
     row = store.row(view["id"])
@@ -357,7 +432,7 @@ def access_remove(game_id: str, device: str) -> Response:
     if device == row.owner:
         fail(400, "malformed", "The owner cannot be removed from their own game; delete the game instead.")
     if not store.remove_member(game_id, device):
-        fail(404, "not_found", f"Device {device!r} has not joined this game.")
+        fail(404, "not_found", f"Device {shown(device)} has not joined this game.")
     return access_answer(store, game_id)
 
 
@@ -411,7 +486,7 @@ def upload_photo(game_id: str) -> Response:
     if upload is not None:
         data = upload.read()
     elif request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
-        data = request.get_data()
+        data = raw_body()
     elif request.mimetype.startswith("multipart/"):
         fail(400, "malformed", "Send the image in the form field 'photo'.")
     else:
@@ -512,11 +587,25 @@ def games_events(game_id: str) -> Response:
     except ValueError:
         last = None
 
+    hub = hub_of()
+    if hub.watchers() >= int(current_app.config["LIVE_MAX_STREAMS"]):
+        fail(503, "busy", "This server follows too many live connections now; close other Becher tabs and reload.")
+    device = current_device()
+    local = access.is_local()
+
     def current() -> tuple[int, Any]:
         view = store.game(game_id)
         return int(view["revision"]), view
 
-    body_iter = live.stream(hub_of(), game_id, last, current, float(current_app.config["LIVE_HEARTBEAT"]))
+    def allowed() -> bool:
+        try:
+            now = store.row(game_id)
+        except NotFound:
+            return False
+        return access.role_of(store, now, device, local) in access.READ_ROLES
+
+    heartbeat = float(current_app.config["LIVE_HEARTBEAT"])
+    body_iter = live.stream(hub, game_id, last, current, heartbeat, device, allowed)
     return Response(
         body_iter,
         mimetype="text/event-stream",

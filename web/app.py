@@ -28,6 +28,7 @@ API_CODES = {
     413: "too_large",
     415: "not_image",
     429: "too_many",
+    503: "busy",
 }
 
 HTTP_MESSAGES = {
@@ -60,6 +61,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         READ_WORKERS=1,  # the reader shares one model per process; reads queue, requests never do
         READ_TIMEOUT=20.0,
         LIVE_HEARTBEAT=15.0,
+        LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
+        LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
         LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game
         JOIN_LANDING="/phone/{id}",
         PUBLIC_URL=None,  # base of join links; default: the address the request came to
@@ -74,7 +77,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store = Store(database)
     readers = photos.Readers(int(app.config["READ_WORKERS"]))
-    hub = live.Hub()
+    hub = live.Hub(int(app.config["LIVE_PER_DEVICE"]))
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
     app.extensions["becher.hub"] = hub

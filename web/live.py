@@ -7,9 +7,11 @@ device that reconnects with ``Last-Event-ID`` catches up by getting the current 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,28 +32,53 @@ _CLOSE = Event("close", "")
 
 
 class Hub:
-    """Fan-out of events per game to subscriber queues; thread-safe."""
+    """Fan-out of events per game to subscriber queues; thread-safe.
 
-    def __init__(self) -> None:
+    Each stream holds a server thread, and a phone that lost the network leaves a stream the server cannot tell from
+    a quiet one for many minutes. A device rarely watches a game in more than a few tabs, so when it opens more than
+    ``per_device`` streams on one game its oldest ones (most likely dead) are closed, and reconnecting phones never
+    pile up threads.
+    """
+
+    def __init__(self, per_device: int = 4) -> None:
         self._lock = threading.Lock()
         self._subs: dict[str, set[queue.SimpleQueue[Event]]] = {}
+        self._mine: dict[tuple[str, str], deque[queue.SimpleQueue[Event]]] = {}
+        self._per_device = max(1, per_device)
         self._closed = False
 
-    def subscribe(self, game_id: str) -> queue.SimpleQueue[Event]:
+    def subscribe(self, game_id: str, device: str | None = None) -> queue.SimpleQueue[Event]:
         q: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        evicted: list[queue.SimpleQueue[Event]] = []
         with self._lock:
             if self._closed:
                 q.put(_CLOSE)
             self._subs.setdefault(game_id, set()).add(q)
+            if device is not None:
+                mine = self._mine.setdefault((game_id, device), deque())
+                mine.append(q)
+                while len(mine) > self._per_device:
+                    old = mine.popleft()
+                    self._subs[game_id].discard(old)
+                    evicted.append(old)
+        for old in evicted:
+            old.put(_CLOSE)
         return q
 
-    def unsubscribe(self, game_id: str, q: queue.SimpleQueue[Event]) -> None:
+    def unsubscribe(self, game_id: str, q: queue.SimpleQueue[Event], device: str | None = None) -> None:
         with self._lock:
             subs = self._subs.get(game_id)
             if subs is not None:
                 subs.discard(q)
                 if not subs:
                     del self._subs[game_id]
+            if device is not None:
+                mine = self._mine.get((game_id, device))
+                if mine is not None:
+                    with contextlib.suppress(ValueError):
+                        mine.remove(q)
+                    if not mine:
+                        del self._mine[(game_id, device)]
 
     def watchers(self, game_id: str | None = None) -> int:
         with self._lock:
@@ -71,6 +98,8 @@ class Hub:
         self.publish(game_id, "deleted", {"id": game_id})
         with self._lock:
             subs = list(self._subs.pop(game_id, ()))
+            for key in [k for k in self._mine if k[0] == game_id]:
+                del self._mine[key]
         for q in subs:
             q.put(_CLOSE)
 
@@ -80,6 +109,7 @@ class Hub:
             self._closed = True
             subs = [q for s in self._subs.values() for q in s]
             self._subs.clear()
+            self._mine.clear()
         for q in subs:
             q.put(_CLOSE)
 
@@ -90,13 +120,17 @@ def stream(
     last_id: int | None,
     current: Callable[[], tuple[int, Any]],
     heartbeat_s: float,
+    device: str | None = None,
+    allowed: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
     """The SSE body: subscribe first, then send the current game unless the client already has it, then follow.
 
     Subscribing before reading the current game means no change can fall between the two; a ``game`` event no newer
-    than what was sent is skipped, so publish order between two quick writers does not matter.
+    than what was sent is skipped, so publish order between two quick writers does not matter. ``allowed`` is asked
+    again before every event and keep-alive: a device removed from the game, or a viewer after the owner closed the
+    public view, gets nothing more and its stream ends.
     """
-    q = hub.subscribe(game_id)
+    q = hub.subscribe(game_id, device)
     try:
         yield "retry: 1000\n\n"
         revision, game = current()
@@ -110,9 +144,13 @@ def stream(
             try:
                 event = q.get(timeout=heartbeat_s)
             except queue.Empty:
+                if allowed is not None and not allowed():
+                    return
                 yield ": keep-alive\n\n"
                 continue
             if event is _CLOSE:
+                return
+            if allowed is not None and event.name != "deleted" and not allowed():
                 return
             if event.name == "game" and event.id is not None:
                 if event.id <= sent:
@@ -122,4 +160,4 @@ def stream(
             if event.name == "deleted":
                 return
     finally:
-        hub.unsubscribe(game_id, q)
+        hub.unsubscribe(game_id, q, device)
