@@ -63,6 +63,10 @@ def test_photo_upload_with_correction_of_one_die(
     left = phone.evaluate("parseFloat(document.querySelector('.dbox').style.left)")
     assert abs(left - 100 * 60 / 1100) < 0.5
     screenshot(phone, "phone-photo-read")
+    # the table shows the photo being confirmed, with its boxes
+    expect(tablet.locator("#table-photo .dbox")).to_have_count(5)
+    expect(tablet.locator("#table-photo figcaption")).to_have_text("3 3 5 2 6")
+    screenshot(tablet, "table-photo-shown")
     phone.locator(".photo-wrap .dbox.uncertain").click()
     expect(phone.locator("#face-dialog")).to_be_visible()
     phone.click('#face-dialog button[data-face-value="4"]')
@@ -76,6 +80,7 @@ def test_photo_upload_with_correction_of_one_die(
     assert game["state"]["view"]["turn"]["dice"] == [3, 3, 4, 2, 6]
     assert list(game["photos"]) == ["1"]
     table_follows(tablet, phone)
+    expect(tablet.locator("#table-photo")).to_be_hidden()
     link = tablet.locator(".history a.photo-link")
     expect(link).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
 

@@ -24,8 +24,36 @@
     }
   }
 
+  /* A phone's photo, read: shown on the table with a box and face on every die until the throw is confirmed. */
+  const figure = document.getElementById("table-photo");
+  function showPhoto(data) {
+    if (!figure || !data.photo || !data.reading) return;
+    const wrap = figure.querySelector(".photo-wrap");
+    wrap.querySelectorAll(".dbox").forEach((b) => b.remove());
+    figure.querySelector("img").src = data.photo.url;
+    const r = data.reading;
+    r.dice.forEach((d) => {
+      const [x0, y0, x1, y1] = d.box;
+      const b = document.createElement("span");
+      b.className = "dbox" + (d.uncertain ? " uncertain" : "");
+      b.style.left = `${(100 * x0) / r.width}%`;
+      b.style.top = `${(100 * y0) / r.height}%`;
+      b.style.width = `${(100 * (x1 - x0)) / r.width}%`;
+      b.style.height = `${(100 * (y1 - y0)) / r.height}%`;
+      const lbl = document.createElement("span");
+      lbl.className = "lbl";
+      lbl.textContent = d.face;
+      b.appendChild(lbl);
+      wrap.appendChild(b);
+    });
+    figure.querySelector("figcaption").textContent = r.dice.map((d) => d.face).join(" ");
+    figure.hidden = false;
+  }
+
   Becher.follow(gameId, (data, kind) => {
+    if (kind === "photo" && data) { showPhoto(data); return; }
     if (kind !== "game" || !data) return;
+    if (figure) figure.hidden = true;
     if (typeof data.revision === "number" && data.revision <= revision) return;
     revision = data.revision;
     refresh();
