@@ -86,7 +86,7 @@ def _wood(
     c0 = c0 * rng.uniform(0.9, 1.1)
     yy = np.arange(h, dtype=np.float32)[:, None] / u
     # Figure: the growth rings wander; grain: thin dark lines along them; streaks: fibres along the board.
-    warp = _fbm(rng, shape, u * rng.uniform(1.5, 5), 3) * rng.uniform(0.5, 2.5)
+    warp = _fbm(rng, shape, u * rng.uniform(2, 6), 3) * rng.uniform(0.3, 1.6)
     period = rng.uniform(0.06, 0.35)
     t = (yy + warp) / period
     lines = 1 - np.abs(np.sin(math.pi * t)) ** rng.uniform(0.15, 0.6)
@@ -262,6 +262,39 @@ def _tray(
     return img, cv2.perspectiveTransform(safe[None].astype(np.float64), to_table)[0]
 
 
+SHEET_WORDS = ("9", "10", "J", "Q", "K", "A", "B", "D", "R", "V", "1", "2", "3", "4", "5", "6", "Anna", "Ben",
+               "Kai", "Jo", "x", "-", "+", "25", "40", "Full", "Poker", "Str", "12", "30", "=")  # fmt: skip
+
+
+def _score_sheet(rng: np.random.Generator, img: np.ndarray, cx: float, cy: float, u: float) -> None:
+    h, w = img.shape[:2]
+    sw, sh = rng.uniform(3, 6) * u, rng.uniform(4, 8) * u
+    x0, y0 = int(max(0, cx - sw / 2)), int(max(0, cy - sh / 2))
+    x1, y1 = int(min(w, cx + sw / 2)), int(min(h, cy + sh / 2))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return
+    paper = np.array([rng.integers(225, 250), rng.integers(235, 252), rng.integers(240, 256)], np.uint8)
+    sheet = np.empty((y1 - y0, x1 - x0, 3), np.uint8)  # OpenCV writes text on 8-bit pictures only
+    sheet[:] = paper
+    ink = ((20, 20, 20), (140, 60, 30), (40, 40, 170))[int(rng.integers(0, 3))]
+    rule = tuple(int(v * 0.75) for v in paper)
+    fonts = (cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN)
+    row = rng.uniform(0.3, 0.6) * u
+    y = row
+    while y < sheet.shape[0]:
+        cv2.line(sheet, (0, round(y)), (sheet.shape[1] - 1, round(y)), rule, 1, cv2.LINE_AA)
+        x = rng.uniform(0.1, 0.4) * u
+        while x < sheet.shape[1] - row and rng.random() < 0.85:
+            word = SHEET_WORDS[int(rng.integers(0, len(SHEET_WORDS)))]
+            font = fonts[int(rng.integers(0, len(fonts)))]
+            scale = cv2.getFontScaleFromHeight(font, max(3, int(row * 0.6)), 1)
+            thick = max(1, int(row / 12))
+            cv2.putText(sheet, word, (round(x), round(y - row * 0.2)), font, scale, ink, thick, cv2.LINE_AA)
+            x += cv2.getTextSize(word, font, scale, thick)[0][0] + rng.uniform(0.2, 1.0) * u
+        y += row
+    img[y0:y1, x0:x1] = sheet.astype(np.float32) / 255
+
+
 def _distractors(
     rng: np.random.Generator, img: np.ndarray, u: float, to_table: np.ndarray, avoid_rc: tuple[float, float, float]
 ) -> list[tuple[float, float, float]]:
@@ -282,17 +315,20 @@ def _distractors(
                 img, (round(cx * 16), round(cy * 16)), round(r * 0.8 * 16), (col * 0.8).tolist(), ring, cv2.LINE_AA, 4
             )
             rad = r
+        elif what < 0.55:  # a score sheet with ruled lines and handwriting-like text: letters that are no dice
+            _score_sheet(rng, img, cx, cy, u)
+            continue  # dice may lie on paper
         else:
             length = rng.uniform(2, 7) * u
-            width = rng.uniform(0.15, 0.35) * u if what < 0.65 else rng.uniform(1.5, 3) * u
+            width = rng.uniform(0.15, 0.35) * u if what < 0.75 else rng.uniform(1.5, 3) * u
             ang = rng.uniform(0, math.pi)
             ca, sa = math.cos(ang), math.sin(ang)
             pts = np.array(
                 [[-length / 2, -width / 2], [length / 2, -width / 2], [length / 2, width / 2], [-length / 2, width / 2]]
             ) @ np.array([[ca, sa], [-sa, ca]]) + [cx, cy]
-            if what < 0.65:
+            if what < 0.75:
                 col = _bgr(((40, 180, 230), (180, 80, 40), (40, 40, 40), (60, 60, 200))[int(rng.integers(0, 4))])
-            elif what < 0.85:
+            elif what < 0.9:
                 col = _bgr((235, 238, 240))
             else:
                 col = _bgr((45, 45, 50))
