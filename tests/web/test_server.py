@@ -288,8 +288,13 @@ def test_a_dozen_live_streams_at_once_leave_room_for_requests(server: Server) ->
     """More watchers than a table has devices, on the real server: each gets the change, requests still pass."""
     owner = Session()
     body = {"game": "bone", "players": ["A", "B"]}
-    game = owner.post(server.base + "/api/games", json=body).json()["game"]
-    cookie = "; ".join(f"{c.name}={c.value}" for c in owner.cookies)
+    created = owner.post(server.base + "/api/games", json=body).json()
+    game = created["game"]
+
+    def device_cookie() -> str:
+        phone = Session()
+        assert phone.post(server.base + "/api/join", json={"code": created["join"]["code"]}).status_code == 200
+        return "; ".join(f"{c.name}={c.value}" for c in phone.cookies)
 
     def next_id(r: http.client.HTTPResponse) -> int:
         while True:
@@ -301,7 +306,7 @@ def test_a_dozen_live_streams_at_once_leave_room_for_requests(server: Server) ->
     streams = []
     for _ in range(12):
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        conn.request("GET", f"/api/games/{game['id']}/events", headers={"Cookie": cookie})
+        conn.request("GET", f"/api/games/{game['id']}/events", headers={"Cookie": device_cookie()})
         r = conn.getresponse()
         assert r.status == 200
         assert next_id(r) == 0
