@@ -217,7 +217,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
     dark_body = _luma(body) < 110
     opacity = 1.0 if rng.random() < 0.85 else float(rng.uniform(0.55, 0.8))
     glossy = float(rng.uniform(0.0, 0.9))
-    corner = float(rng.uniform(0.08, 0.3))
+    corner = float(rng.uniform(0.08, 0.3)) if rng.random() < 0.85 else float(rng.uniform(0.025, 0.08))  # casino: sharp
     bevel = float(rng.uniform(0.1, 0.45))
     if kind == "pip":
         if dark_body:

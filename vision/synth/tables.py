@@ -315,6 +315,14 @@ def _distractors(
                 img, (round(cx * 16), round(cy * 16)), round(r * 0.8 * 16), (col * 0.8).tolist(), ring, cv2.LINE_AA, 4
             )
             rad = r
+        elif what < 0.42:  # the dice cup (Becher) standing upside down: a dark ring with a lighter rim
+            r = rng.uniform(1.4, 2.2) * u
+            body = _hsv(float(rng.uniform(0, 180)), rng.uniform(0.2, 0.7), rng.uniform(0.1, 0.35))
+            c16 = (round(cx * 16), round(cy * 16))
+            cv2.circle(img, c16, round(r * 16), (body * 0.6).tolist(), -1, cv2.LINE_AA, 4)
+            cv2.circle(img, c16, round(r * 0.93 * 16), (body * 1.4).tolist(), max(1, round(u * 0.08)), cv2.LINE_AA, 4)
+            cv2.circle(img, c16, round(r * 0.7 * 16), body.tolist(), -1, cv2.LINE_AA, 4)
+            rad = r
         elif what < 0.55:  # a score sheet with ruled lines and handwriting-like text: letters that are no dice
             _score_sheet(rng, img, cx, cy, u)
             continue  # dice may lie on paper
