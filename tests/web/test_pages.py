@@ -362,3 +362,25 @@ def test_catalogs_are_complete_compiled_and_keep_placeholders() -> None:
                 msgid,
             )
             assert mo.get(msgid) == po[msgid], (lang, msgid, "run pybabel compile -d web/translations")
+
+
+def test_every_setting_and_hand_name_of_every_game_is_in_the_catalogs() -> None:
+    """A new setting or hand name fails here until it has a label and is in the catalogs of all eight languages."""
+    from babel.messages.pofile import read_po
+
+    import companion.hands as hands
+    from companion.sheet_rows import ROWS
+    from web.pages.model import SETTING_LABELS
+
+    root = Path(__file__).resolve().parents[2] / "web" / "translations"
+    with (root / "messages.pot").open("rb") as f:
+        msgids = {m.id for m in read_po(f) if m.id}
+    for rules in all_rules():
+        for setting in rules.settings:
+            assert setting.name in SETTING_LABELS, f"{rules.id}: setting {setting.name} has no label in model.py"
+            assert setting.help_en in msgids, f"{rules.id}: help of {setting.name} is not in words.py"
+    rankings = [v for v in vars(hands).values() if isinstance(v, hands.HandRules)]
+    assert rankings
+    names = {c.label_en for r in rankings for c in hands.categories(r)}
+    names |= {r.label_en for r in ROWS}
+    assert names <= msgids, sorted(names - msgids)

@@ -128,6 +128,16 @@ SETTING_LABELS: dict[str, Any] = {
     "tie_break": lazy_gettext("Identical sides"),
     "either_side": lazy_gettext("Dice on either side"),
     "wins": lazy_gettext("Round wins to take the match"),
+    "throw_limit": lazy_gettext("Throw limit"),
+    "strike_limit": lazy_gettext("Strikes to be out"),
+    "end_at_first_out": lazy_gettext("End at the first player out"),
+    "points_table": lazy_gettext("Points table"),
+    "held_fixed": lazy_gettext("Held dice are fixed"),
+    "ace_joker": lazy_gettext("Ace as joker"),
+    "blind_first_throw": lazy_gettext("Blind first throw"),
+    "gap_straight": lazy_gettext("Straight with a gap"),
+    "straight_above_full_house": lazy_gettext("Straights above the full house"),
+    "more_players": lazy_gettext("Up to 8 players"),
 }
 
 

@@ -1,6 +1,6 @@
-"""Words the games give in English and German only (hand names, sheet rows), listed so the catalogs of the
-other six languages can carry them. Pages look them up by their English text (``model.pick``); a word missing
-here is shown in English."""
+"""Words the games give in English and German only (hand names, sheet rows, the help line of each setting),
+listed so the catalogs of the other six languages can carry them. Pages look them up by their English text
+(``model.pick``); a text missing here is shown in English (tests/web/test_pages.py says which are missing)."""
 
 from __future__ import annotations
 
@@ -38,4 +38,40 @@ GAME_WORDS = (
     lazy_gettext("School 5"),
     lazy_gettext("School 6"),
     lazy_gettext("Sum"),
+    # the help line of each setting (Setting.help_en)
+    lazy_gettext(
+        "Identical row sides: the side whose third die was placed first wins (third), "
+        "or the side whose first die was placed first (first)."
+    ),
+    lazy_gettext("Variant: dice may be placed on either side of the board."),
+    lazy_gettext("Games are played until a player has this many points in total."),
+    lazy_gettext("Which dice are thrown: pip dice (1-6) or poker dice (9 10 J Q K A)."),
+    lazy_gettext("How many rounds are played; every hand scores its points each round."),
+    lazy_gettext("Equal highest totals at the end: the tied players play one more round (extra), or share the place."),
+    lazy_gettext(
+        "Strikes (lowest hand takes a strike), points (a fixed number of rounds), or bluff (announce under the cup)."
+    ),
+    lazy_gettext("The number of throws the round's first player used is the maximum for the others."),
+    lazy_gettext("Strikes that put a player out (strikes and bluff modes)."),
+    lazy_gettext("The game ends at the first player with the last strike (that player loses) instead of playing on."),
+    lazy_gettext("Rounds in points mode."),
+    lazy_gettext(
+        "Points in points mode, nine numbers: Grande, Poker, Full House, Große Straße, Kleine Straße, Drilling, "
+        "Zwei Paare, Paar, Nichts."
+    ),
+    lazy_gettext("House rule: held dice are fixed: dice set aside stay aside for the rest of the turn."),
+    lazy_gettext("House rule: ace as joker: each 6 (ace) counts as whatever value makes the best hand."),
+    lazy_gettext(
+        "House rule: blind first throw: the starter may stand on an unseen first throw; "
+        "then everyone gets one unseen throw."
+    ),
+    lazy_gettext("House rule: straight with a gap: 1-2-3-4-6 counts as a Kleine Straße, just below a true 1-2-3-4-5."),
+    lazy_gettext("House rule: straights rank above the full house (Große Straße > Kleine Straße > Full House)."),
+    lazy_gettext("Round wins that take the match."),
+    lazy_gettext("Columns of the sheet; every row is filled left to right."),
+    lazy_gettext(
+        "When a combination or the Summe doubles: any throw of all five dice at once (the rule text), "
+        "or only the first throw of a turn."
+    ),
+    lazy_gettext("Allow up to 8 players (the rules say 1 to 4)."),
 )
