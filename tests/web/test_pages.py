@@ -384,3 +384,27 @@ def test_every_setting_and_hand_name_of_every_game_is_in_the_catalogs() -> None:
     names = {c.label_en for r in rankings for c in hands.categories(r)}
     names |= {r.label_en for r in ROWS}
     assert names <= msgids, sorted(names - msgids)
+
+
+@pytest.mark.parametrize(
+    ("path", "template", "context"),
+    [
+        ("/", "start.html", "web.pages.start:StartPage"),
+        ("/table/{id}", "table.html", "web.pages.table:TablePage"),
+        ("/table/{id}/part", "table_part.html", "web.pages.table:TablePage"),
+        ("/phone/{id}", "phone.html", "web.pages.phone:PhonePage"),
+        ("/phone/{id}/part", "phone_part.html", "web.pages.phone:PhonePage"),
+        ("/history/{id}", "history.html", "web.pages.table:HistoryPage"),
+    ],
+)
+def test_each_page_gets_its_typed_context(
+    pages_app: Flask, owner: FlaskClient, games: dict[str, str], path: str, template: str, context: str
+) -> None:
+    import importlib
+
+    module, name = context.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    with Rendered(pages_app) as seen:
+        assert owner.get(path.format(id=games["bone"])).status_code == 200
+    ctx = seen.ctx(template)
+    assert type(ctx) is cls and dataclasses.is_dataclass(ctx)

@@ -346,6 +346,13 @@
   });
 
   Becher.follow(gameId, (data, what) => {
+    if (what === "photo" && data && ui && data.photo && ui.photo === data.photo.id && !ui.reading && data.reading) {
+      // a reading that came late (the reader took longer than the server waited)
+      ui.reading = data.reading;
+      showReading(data.photo, data.reading);
+      render();
+      return;
+    }
     if (what !== "game" || !data) return;
     if (data.revision <= revision) return;
     const part = live.querySelector(".part");
