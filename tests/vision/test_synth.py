@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -258,3 +259,21 @@ def test_letters_still_render_without_the_ttf_fonts(monkeypatch: pytest.MonkeyPa
         assert tex.shape == (64, 64, 4) and ink.max() > 0.9  # the letter is drawn
     finally:
         clear()
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), tilt=st.floats(0, 30))
+def test_the_labelled_face_is_the_face_drawn_on_top(seed: int, tilt: float) -> None:
+    # Count the pips inside each top face: they must match the label (the top face, not a side, carries it).
+    pinned = {**CLEAN.__dict__, "tilt_deg": tilt, "die_px": 70.0, "fov_deg": 50.0}
+    s = render_scene(seed, n_dice=4, size=(480, 360), style=SceneStyle(**pinned))
+    dark = (luma(s.image) < 90).astype(np.uint8)
+    for d in s.dice:
+        quad = np.array(d.top_quad, np.float32)
+        centre = quad.mean(axis=0)
+        inner = centre + (quad - centre) * 0.92
+        mask = np.zeros_like(dark)
+        cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(dark & mask)
+        pips = int((stats[1:, cv2.CC_STAT_AREA] >= 6).sum())
+        assert pips == d.value, (d, pips)
