@@ -363,19 +363,26 @@ def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.n
     """(BGRA float32 texture, ink mask float32) of face ``rank`` (1..6) at ``T`` x ``T`` pixels."""
     if not 1 <= rank <= 6:
         raise ValueError(f"rank must lie in 1..6, not {rank!r}.")
-    img = np.empty((T, T, 3), np.uint8)
-    img[:] = design.body
+    seed = (int(design.corner * 1e6) * 31 + int(design.bevel * 1e6) * 7 + rank * 1009 + T) % 2**32
+    frng = np.random.default_rng(seed)
+    base = np.empty((T, T, 3), np.uint8)
+    base[:] = design.body
+    if design.swirl is not None:  # marbled plastic: a second colour in wandering veins
+        small = frng.random((4, 4), dtype=np.float32)
+        field = cv2.resize(small, (T, T), interpolation=cv2.INTER_CUBIC) * 4.0
+        veins = np.exp(-np.abs(np.sin(field)) / 0.3)[..., None] * 0.75
+        base = (base * (1 - veins) + np.array(design.swirl, np.float32) * veins).astype(np.uint8)
+    img = base.copy()
     if design.kind == "pip":
         _draw_pips(img, design, rank, T)
     else:
         _draw_poker(img, design, rank, T)
-    if design.wear > 0:  # paint rubbed off in patches: blend back to the body colour
-        seed = (int(design.corner * 1e6) * 31 + int(design.bevel * 1e6) * 7 + rank * 1009 + T) % 2**32
-        small = np.random.default_rng(seed).random((8, 8), dtype=np.float32)
+    if design.wear > 0:  # paint rubbed off in patches: blend back to the body
+        small = frng.random((8, 8), dtype=np.float32)
         patches = cv2.resize(small, (T, T), interpolation=cv2.INTER_CUBIC)
         fade = np.clip((patches - (1 - design.wear)) * 3, 0, 0.85)[..., None]
-        img = (img * (1 - fade) + np.array(design.body, np.float32) * fade).astype(np.uint8)
-    diff = np.abs(img.astype(np.int16) - np.array(design.body, np.int16)).max(axis=2)
+        img = (img * (1 - fade) + base * fade).astype(np.uint8)
+    diff = np.abs(img.astype(np.int16) - base.astype(np.int16)).max(axis=2)
     ink = np.clip(diff.astype(np.float32) / 60.0, 0, 1)
     alpha, shade = _edge_profile(T, design.corner, design.bevel)
     out = np.empty((T, T, 4), np.float32)

@@ -123,6 +123,7 @@ class DieDesign:
     width: float = 1.0  # letter width scale: condensed below 1, extended above
     hollow: bool = False  # outlined letters
     wear: float = 0.0  # 0..1: ink worn off in patches, as on an old set
+    swirl: BGR | None = None  # marbled body: veins of this second colour
     court_colors: tuple[BGR, ...] = ((40, 30, 200), (150, 60, 20), (40, 170, 215))
     opposite: tuple[int, ...] = (6, 5, 4, 3, 2, 1)  # rank opposite each rank 1..6
 
@@ -215,6 +216,11 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
     body = bodies[int(rng.integers(0, 3))] if rng.random() < 0.55 else bodies[int(rng.integers(0, len(bodies)))]
     body = _jitter(rng, body, 10)
     dark_body = _luma(body) < 110
+    swirl = None
+    if rng.random() < 0.12:  # marbled plastic, like many coloured sets
+        other = bodies[int(rng.integers(0, len(bodies)))]
+        if abs(_luma(other) - _luma(body)) < 60:  # keep the ink readable against both colours
+            swirl = _jitter(rng, other, 15)
     opacity = 1.0 if rng.random() < 0.85 else float(rng.uniform(0.55, 0.8))
     glossy = float(rng.uniform(0.0, 0.9))
     corner = float(rng.uniform(0.08, 0.3)) if rng.random() < 0.85 else float(rng.uniform(0.025, 0.08))  # casino: sharp
@@ -240,6 +246,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
             pip_scale=float(rng.uniform(0.085, 0.13)),
             pip_spread=float(rng.uniform(0.22, 0.3)),
             big_red_one=big_red_one,
+            swirl=swirl,
             wear=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.12 else 0.0,
             corner=corner,
             bevel=bevel,
@@ -308,6 +315,7 @@ def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
         shear=float(rng.uniform(-0.25, 0.25)) if rng.random() < 0.25 else 0.0,
         width=float(rng.uniform(0.75, 1.3)) if rng.random() < 0.4 else 1.0,
         hollow=bool(rng.random() < 0.08),
+        swirl=swirl,
         wear=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.12 else 0.0,
         court_colors=court,
         opposite=opposite,
