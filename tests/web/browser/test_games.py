@@ -8,6 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
+
 from playwright.sync_api import expect
 
 from tests.web.browser.conftest import screenshot

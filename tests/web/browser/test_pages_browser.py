@@ -7,6 +7,9 @@ import re
 from typing import Any
 
 import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
+
 from playwright.sync_api import expect
 
 from tests.web.browser.conftest import screenshot
