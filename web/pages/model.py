@@ -15,7 +15,6 @@ from flask_babel import lazy_gettext
 
 from companion.core import Rules, Setting, rules_for
 from companion.dice import PIP_FACES, POKER_FACES
-from companion.errors import BecherError
 from web.pages.i18n import tr
 
 __all__ = [
@@ -62,11 +61,12 @@ def language() -> str:
 
 
 def game_name(rules: Rules[Any]) -> str:
+    """The game's own German or English name; the catalogs name it in the other languages."""
     lang = language()
     if lang == "de":
         return rules.name_de
     if lang == "en" or rules.id not in GAME_NAMES:
-        return rules.name_en if lang == "en" else str(GAME_NAMES.get(rules.id, rules.name_en))
+        return rules.name_en
     return str(GAME_NAMES[rules.id])
 
 
@@ -417,10 +417,7 @@ def _turn_text(
 def build_game_page(game: JSON) -> GamePage:
     """A page's view of one game from the API's Game JSON (``state`` is ``GameLog.summary()``)."""
     state: JSON = game["state"]
-    try:
-        rules = rules_for(str(state["game"]))
-    except BecherError:
-        raise
+    rules = rules_for(str(state["game"]))
     view: JSON = state.get("view") or {}
     standings: list[JSON] = list(state.get("standings") or [])
     by_seat = {int(s["player"]): s for s in standings}
