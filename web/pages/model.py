@@ -321,10 +321,10 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
         return str(opt.get("label", kind))
     if kind == "throw":
         number = opt.get("throw")
-        limit = opt.get("max_throws") or (3 if game in ("sheet", "classic", "bone", "pokerdice") else None)
+        limit = opt.get("max_throws")
         if number and limit:
             return tr("Throw %(n)s of %(max)s", n=number, max=limit)
-        return tr("Throw")
+        return f"{tr('Throw')} {number}" if number else tr("Throw")
     if kind in ("enter", "strike"):
         row = pick(str(opt.get("label_de", "")), str(opt.get("label_en", ""))) or str(opt.get("row", ""))
         column = opt.get("column")
