@@ -529,7 +529,11 @@ def upload_photo(game_id: str) -> Response:
         hub.publish(game_id, "photo", {**payload, "device": device})
         return payload, False
 
-    future = readers.run(job)
+    try:
+        future = readers.run(job)
+    except photos.ReadersBusy:
+        store.set_reading(photo.id, None, photos.READER_BUSY)
+        return ok(201, **photo_payload(store.photo(photo.id)))
     try:
         payload, refused = future.result(timeout=float(current_app.config["READ_TIMEOUT"]))
     except FutureTimeout:

@@ -60,6 +60,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         PHOTO_MAX_SIDE=1600,
         READ_WORKERS=1,  # the reader shares one model per process; reads queue, requests never do
         READ_TIMEOUT=20.0,
+        READ_QUEUE=8,  # photos waiting for or in the reader at once; more are stored without a reading
         LIVE_HEARTBEAT=15.0,
         LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
         LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
@@ -76,7 +77,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["DATABASE"] = database
 
     store = Store(database)
-    readers = photos.Readers(int(app.config["READ_WORKERS"]))
+    readers = photos.Readers(int(app.config["READ_WORKERS"]), int(app.config["READ_QUEUE"]))
     hub = live.Hub(int(app.config["LIVE_PER_DEVICE"]))
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers

@@ -8,6 +8,7 @@ accuracy); its boxes are then scaled to the stored, downscaled photo so a page c
 from __future__ import annotations
 
 import io
+import threading
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +21,7 @@ JSON = dict[str, Any]
 T = TypeVar("T")
 
 READER_MISSING = "The dice reader is not installed on this server; enter the dice by hand."
+READER_BUSY = "The dice reader has too many photos waiting; enter the dice by hand, or take the photo again later."
 MODELS_MISSING = "The dice reader's model files are missing on this server; enter the dice by hand."
 
 
@@ -120,14 +122,44 @@ def scale_reading(reading: JSON, width: int, height: int) -> JSON:
     return {**reading, "dice": dice, "width": width, "height": height}
 
 
-class Readers:
-    """The worker pool that runs reads, so they never occupy more than ``workers`` threads or any request thread."""
+class ReadersBusy(Exception):
+    """More reads wait than the queue takes (a reader stuck or far too slow): the photo is kept, not read."""
 
-    def __init__(self, workers: int) -> None:
+
+class Readers:
+    """The worker pool that runs reads, so they never occupy more than ``workers`` threads or any request thread.
+
+    At most ``queue`` reads wait or run at once: each holds its upload's bytes (up to 20 MB), so a stuck reader must
+    not let them pile up without end.
+    """
+
+    def __init__(self, workers: int, queue: int = 8) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="becher-read")
+        self._limit = max(1, queue)
+        self._pending = 0
+        self._lock = threading.Lock()
 
     def run(self, job: Callable[[], T]) -> Future[T]:
-        return self._pool.submit(job)
+        with self._lock:
+            if self._pending >= self._limit:
+                raise ReadersBusy(f"{self._pending} photos are waiting for the dice reader")
+            self._pending += 1
+        try:
+            future = self._pool.submit(job)
+        except RuntimeError:  # shut down
+            self._done()
+            raise
+        future.add_done_callback(lambda _: self._done())
+        return future
+
+    def _done(self) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return self._pending
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

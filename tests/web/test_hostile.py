@@ -6,6 +6,8 @@ import io
 import json
 import sqlite3
 import struct
+import threading
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -498,3 +500,32 @@ def test_the_database_runs_in_wal_mode_with_full_sync(app: Flask) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_a_stuck_reader_never_holds_more_than_its_queue_and_uploads_still_answer(
+    app: Flask, client: Device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader that hangs: each upload answers after READ_TIMEOUT; beyond READ_QUEUE it answers at once."""
+    release = threading.Event()
+    monkeypatch.setattr(photos, "read_image", lambda data, kind: release.wait(30) and {})
+    app.config["READ_TIMEOUT"] = 0.2
+    readers: photos.Readers = app.extensions["becher.readers"]
+    limit = app.config["READ_QUEUE"]
+    game = client.create()
+    try:
+        answers = [
+            client.post(f"/api/games/{game['id']}/photos", data={"photo": (io.BytesIO(png()), "p.png")})
+            for _ in range(limit + 2)
+        ]
+        assert [r.status_code for r in answers] == [201] * (limit + 2)
+        assert all(r.json["reading"] is None for r in answers)
+        assert "takes long" in answers[0].json["reading_error"]
+        assert "too many photos waiting" in answers[-1].json["reading_error"]
+        assert readers.pending == limit
+        assert len(client.get(f"/api/games/{game['id']}").json["game"]["photos"]) == 0  # none confirmed yet
+    finally:
+        release.set()
+    deadline = time.monotonic() + 20
+    while readers.pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert readers.pending == 0
