@@ -166,6 +166,11 @@ def _guard_writes() -> None:
 
 
 def _set_cookie(response: Response) -> Response:
+    # No page of Becher may be framed by another site (clicks lured onto "delete game"), and no answer (photos,
+    # exported logs) may be sniffed into another type than the one it is sent as.
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
     token = g.get("new_token")
     if token:
         response.set_cookie(

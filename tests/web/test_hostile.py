@@ -529,3 +529,17 @@ def test_a_stuck_reader_never_holds_more_than_its_queue_and_uploads_still_answer
     while readers.pending and time.monotonic() < deadline:
         time.sleep(0.05)
     assert readers.pending == 0
+
+
+def test_no_page_or_answer_may_be_framed_or_sniffed(client: Device) -> None:
+    game = client.create()
+    for url in (
+        "/",
+        "/api/games",
+        f"/api/games/{game['id']}/export",
+        "/api/nowhere",
+        f"/api/games/{game['id']}/qr.svg",
+    ):
+        r = client.get(url)
+        assert r.headers["X-Frame-Options"] == "DENY", url
+        assert r.headers["X-Content-Type-Options"] == "nosniff", url
