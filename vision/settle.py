@@ -111,6 +111,22 @@ def _die_size(dice: Sequence[Die]) -> float:
     return float(np.median([_size(d.box) for d in dice])) if dice else 0.0
 
 
+def _matched(ref: np.ndarray, gray: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``ref`` brought to ``gray``'s exposure: webcams change gain and white balance when bright dice come into view,
+    which must not read as change. The gain is the median ratio over the pixels that should not have changed."""
+    a = ref[mask] if mask is not None else ref
+    b = gray[mask] if mask is not None else gray
+    if a.size < 16:
+        return ref
+    ma = float(np.median(a))
+    if ma < 8:
+        return ref
+    gain = float(np.clip(float(np.median(b)) / ma, 0.5, 2.0))
+    if abs(gain - 1.0) < 0.02:
+        return ref
+    return np.clip(ref.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def combine_readings(readings: Sequence[Reading], match: float = 0.5) -> Reading:
     """One reading from several of a still scene: a die seen by most frames is kept; it is certain only
     when every frame saw it with the same face and none doubted it."""
@@ -286,7 +302,7 @@ class SettleDetector:
         die_area = max((die * s) ** 2, 4.0)
         best = float("inf")
         for ref in self._refs:
-            changed = self._changed(ref, gray) & mask
+            changed = self._changed(_matched(ref, gray, mask), gray) & mask
             opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
             best = min(best, float(opened.sum()) / die_area)
         return 0.0 if best == float("inf") else best
@@ -372,7 +388,7 @@ class SettleDetector:
             return False
         s = self.last.scale
         x0, y0, x1, y1 = (int(v * s) for v in new.box)
-        a = self.last.gray[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
+        a = _matched(self.last.gray, gray)[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
         b = gray[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
         return a.shape == b.shape and a.size > 0 and float(np.mean(self._changed(a, b))) < 0.25
 

@@ -294,3 +294,19 @@ def test_a_rendered_throw_with_a_hand_is_proposed_once_after_the_dice_settle() -
     index, proposal = proposals[0]
     assert index >= video.first_settled
     assert sorted(proposal.dice) == sorted(d.value for d in video.settled)
+
+
+def test_the_camera_changing_exposure_as_the_dice_land_is_not_a_hand() -> None:
+    video = TableVideo(seed=18).still(0.4).throw([2, 4, 4, 5, 6]).still(0.6)
+    video.pick_up([0, 3]).still(0.3)
+    values = [d.value for d in video.dice]
+    video.throw([1, values[1], values[2], 3, values[4]], held=(1, 2, 4)).still(0.6)
+    first_motion = next(i for i, t in enumerate(video.truth) if t.moved)
+    # Auto exposure: the picture darkens by 12 % once the bright dice come in, and brightens again with fewer.
+    gains = [1.0] * first_motion + [0.88] * (len(video.frames) - first_motion)
+    video.frames = [np.clip(f * g, 0, 255).astype(np.uint8) for f, g in zip(video.frames, gains, strict=True)]
+    proposals, detector = run(video)
+    assert [p.held for p in proposals] == [(), (1, 2, 4)]
+    assert [p.t_frame - e.t_settle for p, e in zip(proposals, throws(video), strict=True)] == pytest.approx(
+        [detector.config.still_s] * 2, abs=0.04
+    )
