@@ -124,7 +124,7 @@ def _matched(ref: np.ndarray, gray: np.ndarray, mask: np.ndarray | None = None) 
     gain = float(np.clip(float(np.median(b)) / ma, 0.5, 2.0))
     if abs(gain - 1.0) < 0.02:
         return ref
-    return np.clip(ref.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(ref.astype(np.float32) * gain, 0, 255), dtype=np.uint8)
 
 
 def combine_readings(readings: Sequence[Reading], match: float = 0.5) -> Reading:
