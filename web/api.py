@@ -91,13 +91,18 @@ def body() -> JSON:
     if not request.is_json:
         fail(415, "not_json", "Send the body as JSON with the header 'Content-Type: application/json'.")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         fail(400, "malformed", "The body is not valid JSON; send a JSON object.")
     if not isinstance(data, dict):
         fail(400, "malformed", "The body must be a JSON object.")
     check_json(data, "The body")
     return data
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON (Python reads them); stored, they would make exported logs unreadable."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def raw_body() -> bytes:
@@ -454,6 +459,8 @@ def join() -> Response:
         fail(400, "malformed", "Enter the game's code shown on the table in the field 'code'.")
     if not isinstance(name, str) or len(name) > 60:
         fail(400, "malformed", "The field 'name' must be text of at most 60 characters.")
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        fail(400, "malformed", "The field 'name' may not hold control characters or line breaks.")
     throttle: access.JoinThrottle = current_app.extensions["becher.join_throttle"]
     throttle.check()
     store = store_of()

@@ -70,6 +70,8 @@ def declared_png(width: int, height: int) -> bytes:
         (b'{"game": "bone", "players": ["A", "B"]}', "text/plain", 415, "application/json"),
         (b"game=bone&players=A", "application/x-www-form-urlencoded", 415, "application/json"),
         (b'{"game": "bone", "players": ["A", "B"], "seen": 1' + b"0" * 5000 + b"}", "application/json", 400, "JSON"),
+        (b'{"game": "bone", "players": ["A", "B"], "settings": {"rounds": NaN}}', "application/json", 400, "JSON"),
+        (b'{"game": "bone", "players": ["A", "B"], "settings": {"x": -Infinity}}', "application/json", 400, "JSON"),
     ],
 )
 def test_bodies_that_are_not_plain_json_objects_are_refused(
@@ -133,6 +135,15 @@ def test_a_join_name_with_a_lone_surrogate_is_refused(client: Device, new_device
     phone = new_device()
     r = phone.post("/api/join", data=raw, headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "Unicode" in r.json["error"]
+    assert phone.get(f"/api/games/{game['id']}").status_code == 403
+
+
+def test_a_join_name_with_control_characters_is_refused(client: Device, new_device: Callable[[], Device]) -> None:
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    phone = new_device()
+    r = phone.post("/api/join", json={"code": code, "name": "Ben\r\nSet-Cookie: x"})
+    assert r.status_code == 400 and "control" in r.json["error"]
     assert phone.get(f"/api/games/{game['id']}").status_code == 403
 
 
