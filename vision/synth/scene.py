@@ -375,6 +375,21 @@ def edge_bands(T: int, corner: float) -> np.ndarray:
     return out
 
 
+def _tex_size(uv: np.ndarray) -> int:
+    return texture_size_for(float(max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[1]))))
+
+
+def _face_patch(design: DieDesign, rank: int, uv: np.ndarray, quad: np.ndarray, x0: int, y0: int, w: int,
+                h: int) -> tuple[np.ndarray, np.ndarray | float]:  # fmt: skip
+    """The face texture warped onto its quad in the die's box, and the alpha scale of a translucent body."""
+    tex, ink = face_texture(design, rank, _tex_size(uv))
+    warped = _warp_face(tex, quad, x0, y0, w, h)
+    if design.opacity >= 1:
+        return warped, 1.0
+    wink = _warp_face(np.dstack([ink, ink, ink, ink]), quad, x0, y0, w, h)[..., :1]
+    return warped, design.opacity + (1 - design.opacity) * wink
+
+
 def _warp_face(tex: np.ndarray, quad: np.ndarray, x0: int, y0: int, w: int, h: int) -> np.ndarray:
     T = tex.shape[0]
     src = np.array([[-0.5, -0.5], [T - 0.5, -0.5], [T - 0.5, T - 0.5], [-0.5, T - 0.5]], np.float32)
@@ -583,6 +598,7 @@ def _draw_dice(
     order = np.argsort(-np.array(depth))
     ids = np.full((H, W), -1, np.int16)
     out: list[dict[str, Any]] = [{} for _ in dice]
+    tops: list[tuple[Any, ...]] = []
     for i in order:
         d = dice[i]
         design = d.design
@@ -615,50 +631,46 @@ def _draw_dice(
         faces.sort(key=lambda f: -f[3])
         for name, n, uv, _z in faces:
             lit = (ambient + (1 - ambient) * max(0.0, float(n @ light))) / top_lit
-            if name == "top":
-                rank, turn = d.rank, 0
-            else:
-                k = ("+x", "-x", "+y", "-y").index(name)
-                rank, turn = d.side_ranks[k], d.side_turns[k]
-            side = float(max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[1])))
-            tex, ink = face_texture(design, rank, texture_size_for(side))
-            quad = np.roll(uv, -turn, axis=0) if turn else uv
-            warped = _warp_face(tex, quad, x0, y0, w, h)
-            alpha_scale: np.ndarray | float = 1.0
-            if design.opacity < 1:
-                wink = _warp_face(np.dstack([ink, ink, ink, ink]), quad, x0, y0, w, h)[..., :1]
-                alpha_scale = design.opacity + (1 - design.opacity) * wink
-            if name == "top":
-                shade = np.full((h, w, 1), lit, np.float32)
-                spec = np.zeros((h, w, 1), np.float32)
-                gl = design.glossy * rng.uniform(0.6, 1.0)
-                # Rounded edges: the ones facing the light catch it, the ones facing away fall darker.
-                ex, ey = rot[:, 0], rot[:, 1]
-                weights = np.array([-(ex @ light), ex @ light, ey @ light, -(ey @ light)], np.float32)
-                weights *= 0.25 + design.bevel
-                bands = _warp_face(edge_bands(tex.shape[0], design.corner), quad, x0, y0, w, h)
-                shade = shade + (bands @ weights)[..., None]
-                if gl > 0.05:
-                    hom = cam.plane_homography(1.0)
-                    gh, gw = max(2, h // 6), max(2, w // 6)
-                    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float64)
-                    grid = np.stack([x0 + xx * w / (gw - 1), y0 + yy * h / (gh - 1)], axis=-1).reshape(1, -1, 2)
-                    pts = cv2.perspectiveTransform(grid, np.linalg.inv(hom))[0]
-                    dist2 = ((pts - glare_at) ** 2).sum(axis=1).reshape(gh, gw).astype(np.float32)
-                    small = gl * np.exp(-dist2 / (2 * glare_sigma**2))
-                    spec = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-                    shade = shade + spec * 1.5
-                used = _paste(roi, warped, 0, 0, shade, alpha_scale)
-                if gl > 0.05:  # white specular on top of ink too
-                    roi += spec * 0.6 * (used[..., None] > 0.5)
-                top = used > 0.5
-                ids[y0:y1, x0:x1][top] = i
-                quad_img = uv  # TL, TR, BR, BL of the printed face
-                outline = _top_outline(cam, rot, origin, rho)
-                out[i] = {"sil": sil, "quad": quad_img, "outline": outline, "area": int(top.sum()), "die": d}
-            else:
-                _paste(roi, warped, 0, 0, lit, alpha_scale)
-                ids[y0:y1, x0:x1][warped[..., 3] > 0.5] = -2
+            if name == "top":  # after every body and side: no side of a die resting flat can hide a top face
+                tops.append((i, uv, lit, rot, origin, rho, sil, (x0, y0, x1, y1)))
+                continue
+            k = ("+x", "-x", "+y", "-y").index(name)
+            quad = np.roll(uv, -d.side_turns[k], axis=0)
+            warped, alpha_scale = _face_patch(design, d.side_ranks[k], uv, quad, x0, y0, w, h)
+            _paste(roi, warped, 0, 0, lit, alpha_scale)
+            ids[y0:y1, x0:x1][warped[..., 3] > 0.5] = -2
+    for i, uv, lit, rot, origin, rho, sil, (x0, y0, x1, y1) in tops:
+        d = dice[i]
+        design = d.design
+        w, h = x1 - x0, y1 - y0
+        roi = img[y0:y1, x0:x1]
+        warped, alpha_scale = _face_patch(design, d.rank, uv, uv, x0, y0, w, h)
+        shade = np.full((h, w, 1), lit, np.float32)
+        spec = np.zeros((h, w, 1), np.float32)
+        gl = design.glossy * rng.uniform(0.6, 1.0)
+        # Rounded edges: the ones facing the light catch it, the ones facing away fall darker.
+        ex, ey = rot[:, 0], rot[:, 1]
+        weights = np.array([-(ex @ light), ex @ light, ey @ light, -(ey @ light)], np.float32)
+        weights *= 0.25 + design.bevel
+        bands = _warp_face(edge_bands(_tex_size(uv), design.corner), uv, x0, y0, w, h)
+        shade = shade + (bands @ weights)[..., None]
+        if gl > 0.05:
+            hom = cam.plane_homography(1.0)
+            gh, gw = max(2, h // 6), max(2, w // 6)
+            yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float64)
+            grid = np.stack([x0 + xx * w / (gw - 1), y0 + yy * h / (gh - 1)], axis=-1).reshape(1, -1, 2)
+            pts = cv2.perspectiveTransform(grid, np.linalg.inv(hom))[0]
+            dist2 = ((pts - glare_at) ** 2).sum(axis=1).reshape(gh, gw).astype(np.float32)
+            small = gl * np.exp(-dist2 / (2 * glare_sigma**2))
+            spec = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+            shade = shade + spec * 1.5
+        used = _paste(roi, warped, 0, 0, shade, alpha_scale)
+        if gl > 0.05:  # white specular on top of ink too
+            roi += spec * 0.6 * (used[..., None] > 0.5)
+        top = used > 0.5
+        ids[y0:y1, x0:x1][top] = i
+        outline = _top_outline(cam, rot, origin, rho)
+        out[i] = {"sil": sil, "quad": uv, "outline": outline, "area": int(top.sum()), "die": d}
     np.clip(img, 0, 1.5, out=img)
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(dice))
     for i, o in enumerate(out):
