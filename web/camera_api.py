@@ -53,7 +53,6 @@ class CameraHub:
         self.seq = itertools.count(1)
         self.last: dict[str, Any] | None = None
         self.folder = Path(app.config.get("CAMERA_PROFILES") or profiles_dir().parent)
-        self._read = reader_for("auto")
         self._readers: dict[str, Any] = {}
         config = SettleConfig(auto_confirm=bool(app.config.get("CAMERA_AUTO_CONFIRM", False)))
         self.session = CameraSession(self.read, self._start_profile(), config, self.on_proposal)
