@@ -206,6 +206,7 @@ class SettleDetector:
         self._frame_shape: tuple[int, int] | None = None
         self._blocked_since: float | None = None
         self._delta = float(self.config.pixel_delta)
+        self._seen_motion = False  # dice lying still when the camera starts are the scene, not a throw
         self._tolerate = False  # the next decision accepts change that no die explains
 
     # --- public -------------------------------------------------------------------------------------------------
@@ -239,6 +240,7 @@ class SettleDetector:
             return None
         if self._motion(prev, gray) > self.config.motion_fraction:
             self.state, self._still_since, self._reads, self._tolerate = "moving", None, [], False
+            self._seen_motion = True
             return None
         if (
             self.state == "blocked"
@@ -271,6 +273,7 @@ class SettleDetector:
 
     def _reset_scene(self) -> None:
         self._prev, self._refs, self._ref_dice, self._reads, self._still_since = None, [], [], [], None
+        self._seen_motion = False
         self.last, self.seen = None, None
 
     def _small(self, frame: np.ndarray) -> np.ndarray:
@@ -345,7 +348,7 @@ class SettleDetector:
         if hard:
             self.state, self.issues = "waiting", tuple(hard + issues)
             return None
-        if not dice:
+        if not dice or not self._seen_motion:
             self.state, self.issues = "idle", tuple(issues)
             return None
         if cfg.expected_dice is not None and len(dice) < cfg.expected_dice:

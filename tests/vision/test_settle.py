@@ -310,3 +310,19 @@ def test_the_camera_changing_exposure_as_the_dice_land_is_not_a_hand() -> None:
     assert [p.t_frame - e.t_settle for p, e in zip(proposals, throws(video), strict=True)] == pytest.approx(
         [detector.config.still_s] * 2, abs=0.04
     )
+
+
+def test_dice_already_lying_when_the_camera_starts_are_not_a_throw() -> None:
+    video = TableVideo(seed=19).throw([3, 1, 4, 1, 5]).still(0.6)
+    start = next(i for i, t in enumerate(video.truth) if not t.moved)  # the camera comes on after the throw
+    reader = TruthReader()
+    detector = SettleDetector(reader)
+    proposals = []
+    for frame, truth in list(zip(video.frames, video.truth, strict=True))[start:]:
+        reader.current = truth
+        proposals += [p] if (p := detector.feed(frame, truth.t)) else []
+    assert proposals == [] and detector.state == "idle"
+    more = TableVideo(seed=20, background=video.background)
+    more.dice = video.dice
+    more.pick_up([0, 1, 2, 3, 4]).still(0.3).throw([6, 6, 6, 6, 6]).still(0.6)
+    assert [p.dice for p in play(more, detector, reader)] == [(6, 6, 6, 6, 6)]
