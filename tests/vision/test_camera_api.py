@@ -147,3 +147,41 @@ def test_the_mat_is_served_as_pdf(client: FlaskClient) -> None:
         r = client.get(f"/api/camera/mat.pdf?paper={paper}")
         assert r.status_code == 200 and r.mimetype == "application/pdf" and r.data.startswith(b"%PDF")
     is_error(client.get("/api/camera/mat.pdf?paper=a3"), 400, "malformed")
+
+
+def test_a_host_camera_source_runs_in_a_thread(tmp_path: Path) -> None:
+    from vision.camsim import write_video
+
+    video = TableVideo(seed=22).still(0.3)
+    path = write_video(tmp_path / "cam.avi", video.frames, video.fps)
+    config = {
+        "TESTING": True,
+        "DATABASE": str(tmp_path / "db.sqlite3"),
+        "CAMERA": str(path),
+        "CAMERA_PROFILES": str(tmp_path / "data"),
+    }
+    app = create_app(config)
+    app.register_blueprint(camera_api.bp)
+    hub = app.extensions["becher.camera"]
+    hub._readers["auto"] = TruthReader()
+    hub.start()  # `becher serve` starts it on registration; tests start it by hand
+    try:
+        assert hub.watcher is not None
+        for _ in range(100):
+            if hub.session.frames >= len(video.frames):
+                break
+            hub.watcher.ended.wait(0.05)
+        status = app.test_client().get("/api/camera").json["camera"]
+        assert status["source"] == str(path) and status["frames"] >= len(video.frames) and status["error"] is None
+        r = app.test_client().post("/api/camera/frame", data=b"x", headers={**WRITE, "Content-Type": "image/jpeg"})
+        is_error(r, 409, "camera_busy")
+    finally:
+        hub.stop()
+        app.extensions["becher.shutdown"]()
+        app.extensions["becher.store"].close()
+    bad = create_app({**config, "CAMERA": str(tmp_path / "none.avi"), "DATABASE": str(tmp_path / "db2.sqlite3")})
+    bad.register_blueprint(camera_api.bp)
+    bad.extensions["becher.camera"].start()
+    assert "Cannot open" in bad.test_client().get("/api/camera").json["camera"]["error"]
+    bad.extensions["becher.shutdown"]()
+    bad.extensions["becher.store"].close()
