@@ -128,10 +128,34 @@ def listen_problem(host: str, port: int, exc: OSError) -> str:
     )
 
 
+def qr_lines(url: str) -> list[str]:
+    """The QR code as half-block characters that name both colours (ANSI): dark modules black, light ones white,
+    whatever the terminal's own theme. Uncoloured blocks (segno's compact output) come out inverted on a light
+    terminal, such as macOS's default, and phone cameras often fail to read inverted codes."""
+    rows = [list(row) for row in segno.make(url, error="m").matrix_iter(scale=1, border=4)]
+    if len(rows) % 2:
+        rows.append([0] * len(rows[0]))
+    lines = []
+    for top, bottom in zip(rows[::2], rows[1::2], strict=True):
+        cells = "".join(f"\x1b[{30 if t else 97};{40 if b else 107}m\u2580" for t, b in zip(top, bottom, strict=True))
+        lines.append(cells + "\x1b[0m")
+    return lines
+
+
+def print_qr(url: str) -> None:
+    out = sys.stdout
+    if os.name != "nt" and out.isatty():
+        print("\n".join(qr_lines(url)), flush=True)
+    elif os.name == "nt":  # segno colours the Windows console through its own API
+        segno.make(url, error="m").terminal()
+    else:  # a log file or pipe: no colours to count on
+        segno.make(url, error="m").terminal(compact=True)
+
+
 def print_banner(url: str, https: bool, database: str) -> None:
     print(f"Becher is running. Open {url} on the tablet; phones can scan this code:", flush=True)
     with contextlib.suppress(UnicodeEncodeError, OSError):  # a console that cannot draw blocks: the URL is enough
-        segno.make(url, error="m").terminal(compact=True)
+        print_qr(url)
     if https:
         print("The certificate is self-signed: each device asks once to trust it.", flush=True)
     print(f"Games are kept in {database}. Stop with Ctrl+C.", flush=True)

@@ -508,3 +508,24 @@ def test_one_device_leaving_dead_streams_does_not_take_every_server_thread(serve
     finally:
         for sock in dead:
             sock.close()
+
+
+def test_the_printed_qr_code_reads_as_the_address_on_dark_and_light_terminals() -> None:
+    """Both colours of every half block are named, so the code is dark on light whatever the terminal's theme."""
+    import re
+
+    import cv2
+    import numpy as np
+
+    from web.server import qr_lines
+
+    url = "https://192.168.1.20:8000/"
+    rows: list[list[int]] = []
+    for line in qr_lines(url):
+        cells = re.findall(r"\x1b\[(\d+);(\d+)m\u2580", line)
+        assert cells and all(f in ("30", "97") and b in ("40", "107") for f, b in cells)
+        rows.append([0 if f == "30" else 255 for f, _ in cells])
+        rows.append([0 if b == "40" else 255 for _, b in cells])
+    image = cv2.resize(np.array(rows, np.uint8), None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
+    assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
+    assert image[:8, :].min() == 255  # the quiet zone is light
