@@ -554,3 +554,12 @@ def test_no_page_or_answer_may_be_framed_or_sniffed(client: Device) -> None:
         r = client.get(url)
         assert r.headers["X-Frame-Options"] == "DENY", url
         assert r.headers["X-Content-Type-Options"] == "nosniff", url
+
+
+@pytest.mark.parametrize("game", ["bone", "classic", "pokerdice", "sheet", "board"])
+def test_no_players_and_nine_players_are_refused_for_every_game(client: Device, game: str) -> None:
+    for players in ([], [f"P{i}" for i in range(9)]):
+        r = client.post("/api/games", json={"game": game, "players": players})
+        assert r.status_code == 400 and r.json["code"] == "malformed", (game, len(players))
+        assert "player" in r.json["error"]
+    assert client.get("/api/games").json["games"] == []
