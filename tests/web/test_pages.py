@@ -408,3 +408,46 @@ def test_each_page_gets_its_typed_context(
         assert owner.get(path.format(id=games["bone"])).status_code == 200
     ctx = seen.ctx(template)
     assert type(ctx) is cls and dataclasses.is_dataclass(ctx)
+
+
+def post_actions(client: FlaskClient, game_id: str, actions: list[dict[str, Any]], seen: int = 0) -> dict[str, Any]:
+    game: dict[str, Any] = {}
+    for n, action in enumerate(actions, start=seen):
+        r = client.post(f"/api/games/{game_id}/actions", json={"seen": n, "action": action}, headers=WRITE)
+        assert r.status_code == 201, (action, r.json)
+        game = r.json["game"]
+    return game
+
+
+def test_sheet_writes_the_new_reserve_level_and_strikes_the_old_one(owner: FlaskClient) -> None:
+    """Rule text: "Vier 4er tragen 4 ein, danach tragen zwei 3er 1 ein und streichen die 4 durch"; and a throw
+    entered where it makes nothing is drawn apart from a strike chosen without entering."""
+    r = owner.post("/api/games", json={"game": "sheet", "players": ["Anna"], "settings": {"columns": 1}}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    post_actions(
+        owner,
+        game_id,
+        [
+            {"type": "throw", "player": 0, "dice": [4, 4, 4, 4, 1]},
+            {"type": "enter", "player": 0, "row": "schule_4"},
+            {"type": "throw", "player": 0, "dice": [3, 3, 1, 2, 5]},
+            {"type": "enter", "player": 0, "row": "schule_3"},
+            {"type": "throw", "player": 0, "dice": [1, 2, 3, 5, 6]},
+            {"type": "enter", "player": 0, "row": "vierling"},
+            {"type": "throw", "player": 0, "dice": [1, 2, 3, 5, 6]},
+            {"type": "strike", "player": 0, "row": "fuenfling"},
+        ],
+    )
+    html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    body = html[html.index("<tbody") : html.index("</tbody>")]
+    assert re.search(r'class="cell-reserve old" aria-label="reserve was 4">4<', body)
+    assert re.search(r'class="cell-paid"[^>]*>⊗</span> <span class="cell-reserve" aria-label="reserve now 1">1<', body)
+    assert "+4" not in body and "+1" not in body
+    assert body.count('class="cell-not-made"') == 1 and body.count('class="cell-struck"') == 1
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+    four = next(r for r in rows if "Four of a kind" in r)
+    five = next(r for r in rows if "Five of a kind" in r)
+    assert "cell-not-made" in four and "cell-struck" in five
+    legend = html[html.index('class="muted legend"') :]
+    for sign in ("cell-not-made", "cell-struck", "cell-reserve old", "cell-paid"):
+        assert sign in legend

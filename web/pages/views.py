@@ -202,24 +202,33 @@ def cell_hand(page: GamePage, hand: JSON, rnd: JSON | None, final: bool) -> Mark
 
 
 def sheet_cell(cell: JSON, page: GamePage) -> Markup:
-    """One field of the sheet: empty, a cross, a zero, points (doubled marked), or struck."""
+    """One field of the sheet as the rule text writes it: a cross, and where the entry changed the reserve, the
+    reserve's new level (earlier levels struck through); a zero; points (doubled marked); or a strike, drawn
+    apart when it was dice entered that did not make the combination rather than a chosen strike."""
     result = cell.get("result")
     if result is None:
         return Markup("")
     dice = " ".join(face_of(v, page.dice_kind) for v in cell.get("dice") or [])
-    if result == "closed":
-        extra = cell.get("reserve_change") or 0
-        text = Markup('<span aria-label="{}">✕</span>').format(tr("closed"))
-        if extra:
-            text += Markup(' <span class="cell-reserve">+{}</span>').format(extra)
-    elif result == "closed_with_reserve":
-        text = Markup('<span aria-label="{}">✕</span> <span class="cell-reserve">{}</span>').format(
-            tr("closed with the reserve"), cell.get("reserve_change") or 0
+    if result in ("closed", "closed_with_reserve"):
+        paid = result == "closed_with_reserve"
+        text = Markup('<span class="{}" aria-label="{}">{}</span>').format(
+            "cell-paid" if paid else "", tr("closed with the reserve") if paid else tr("closed"), "⊗" if paid else "✕"
         )
+        level = cell.get("reserve")
+        if level is not None:
+            struck = bool(cell.get("reserve_struck"))
+            label = tr("reserve was %(n)s", n=level) if struck else tr("reserve now %(n)s", n=level)
+            text += Markup(' <span class="cell-reserve{}" aria-label="{}">{}</span>').format(
+                " old" if struck else "", label, level
+            )
     elif result == "zero":
         text = Markup('<span class="cell-zero" aria-label="{}">0</span>').format(tr("zero, minus 200"))
+    elif result == "struck" and cell.get("not_made"):
+        text = Markup('<span class="cell-not-made" aria-label="{}">⊘</span>').format(
+            tr("not made: entered without the combination, a strike")
+        )
     elif result == "struck":
-        text = Markup('<span class="cell-struck" aria-label="{}">—</span>').format(tr("struck"))
+        text = Markup('<span class="cell-struck" aria-label="{}">—</span>').format(tr("struck by choice"))
     else:
         cls = "cell-double" if cell.get("doubled") else ""
         text = Markup('<span class="{}">{}</span>').format(cls, cell.get("value", ""))
