@@ -6,6 +6,7 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 
 from __future__ import annotations
 
+import io
 import json
 import unicodedata
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -446,8 +447,9 @@ def access_qr(game_id: str) -> Response:
     store = store_of()
     row = game_row(game_id)
     access.require_write(store, row)
-    svg = segno.make(access.join_url(row.code), error="m").svg_inline(scale=8, border=2)
-    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+    out = io.BytesIO()  # a standalone file with xmlns: browsers show it as an <img>, unlike svg_inline()
+    segno.make(access.join_url(row.code), error="m").save(out, kind="svg", scale=8, border=2, light="#fff")
+    return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
 @bp.post("/join")
