@@ -451,3 +451,111 @@ def test_sheet_writes_the_new_reserve_level_and_strikes_the_old_one(owner: Flask
     legend = html[html.index('class="muted legend"') :]
     for sign in ("cell-not-made", "cell-struck", "cell-reserve old", "cell-paid"):
         assert sign in legend
+
+
+def upload_photo(client: FlaskClient, game_id: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A stored photo of this game (the reader is not under test here: it finds nothing)."""
+    import io
+
+    from PIL import Image
+
+    monkeypatch.setattr(
+        "web.photos.read_image",
+        lambda data, kind: {"kind": "pip", "dice": [], "width": 64, "height": 48, "ms": 1.0, "warnings": []},
+    )
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (20, 90, 60)).save(buf, "JPEG")
+    r = client.post(
+        f"/api/games/{game_id}/photos",
+        data={"photo": (io.BytesIO(buf.getvalue()), "dice.jpg")},
+        headers=WRITE,
+        content_type="multipart/form-data",
+    )
+    assert r.status_code == 201, r.json
+    photo_id: str = r.json["photo"]["id"]
+    return photo_id
+
+
+def photo_cells(html: str) -> list[str]:
+    """The score block's cells that link a photo."""
+    block = html[html.index('class="card block"') : html.index('class="side"')]
+    return [c for c in re.findall(r"<td[^>]*>(.*?)</td>", block, re.S) if "photo-link" in c]
+
+
+def test_the_photo_behind_a_score_is_linked_from_the_score_block(
+    owner: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = owner.post(
+        "/api/games", json={"game": "bone", "players": ["Anna", "Ben"], "settings": {"rounds": 2}}, headers=WRITE
+    )
+    game_id = r.json["game"]["id"]
+    first = upload_photo(owner, game_id, monkeypatch)
+    second = upload_photo(owner, game_id, monkeypatch)
+    seen = 0
+    for action, photo in [
+        ({"type": "throw", "player": 0, "dice": [1, 2, 4, 4, 6]}, None),
+        ({"type": "throw", "player": 0, "dice": [4, 4, 4, 4, 6], "held": [2, 3, 4]}, first),
+        ({"type": "stand", "player": 0}, None),
+        ({"type": "throw", "player": 1, "dice": [2, 2, 3, 5, 6]}, None),
+        ({"type": "stand", "player": 1}, None),
+        ({"type": "throw", "player": 1, "dice": [3, 3, 3, 5, 6]}, second),
+    ]:
+        body: dict[str, Any] = {"seen": seen, "action": action}
+        if photo:
+            body["photo"] = photo
+        assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
+        seen += 1
+    html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    banner = html[html.index("turn-banner") : html.index("table-body")]
+    assert f"/api/photos/{second}" in banner  # the throw on the table now
+    post_actions(owner, game_id, [{"type": "stand", "player": 1}], seen=seen)
+    html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    cells = photo_cells(html)
+    # Anna's four of a kind came from the photo of her second throw; Ben's round-1 hand was tapped in
+    assert len(cells) == 2, cells
+    assert f"/api/photos/{first}" in cells[0] and "Four of a kind" in cells[0]
+    assert f"/api/photos/{second}" in cells[1] and "Three of a kind" in cells[1]
+    # undo the stand and the photo's throw: its link goes with them
+    for n in (seen + 1, seen):
+        assert owner.post(f"/api/games/{game_id}/undo", json={"seen": n}, headers=WRITE).status_code == 200
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    assert f"/api/photos/{second}" not in html and len(photo_cells(html)) == 1
+
+
+def test_sheet_fields_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = owner.post("/api/games", json={"game": "sheet", "players": ["Anna", "Ben"]}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    pid = upload_photo(owner, game_id, monkeypatch)
+    body = {"seen": 0, "action": {"type": "throw", "player": 0, "dice": [6, 6, 6, 2, 1]}, "photo": pid}
+    assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
+    post_actions(
+        owner,
+        game_id,
+        [
+            {"type": "enter", "player": 0, "row": "schule_6"},
+            {"type": "throw", "player": 1, "dice": [6, 6, 6, 2, 1]},
+            {"type": "enter", "player": 1, "row": "schule_6"},
+        ],
+        seen=1,
+    )
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    cells = photo_cells(html)
+    assert len(cells) == 1 and f"/api/photos/{pid}" in cells[0] and "Anna" in cells[0]
+
+
+def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = owner.post("/api/games", json={"game": "board", "players": ["Anna", "Ben"]}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    pid = upload_photo(owner, game_id, monkeypatch)
+    post_actions(
+        owner, game_id, [{"type": "roll_off", "player": 0, "dice": [5]}, {"type": "roll_off", "player": 1, "dice": [2]}]
+    )
+    body = {"seen": 2, "action": {"type": "throw", "player": 0, "dice": [6, 3, 1]}, "photo": pid}
+    assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    assert f"/api/photos/{pid}" in html[html.index("turn-banner") : html.index("table-body")]
+    game = post_actions(owner, game_id, [{"type": "place", "player": 0, "row": 1, "value": 3}], seen=3)
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    board = html[html.index('class="board"') : html.index("</table>")]
+    assert board.count(f"/api/photos/{pid}") == 1, board
+    assert game["state"]["actions"] == 4

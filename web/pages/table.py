@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from web.pages import data
 from web.pages.model import GamePage, build_game_page
-from web.pages.views import HistoryLine, history_lines
+from web.pages.views import HistoryLine, history_lines, score_photos
 
 bp = Blueprint("table", __name__)
 RECENT = 8
@@ -18,7 +18,8 @@ RECENT = 8
 
 @dataclass(frozen=True)
 class TablePage:
-    """Template context of ``table.html`` and its live part: the game, how to join it, and the latest actions."""
+    """Template context of ``table.html`` and its live part: the game, how to join it, the latest actions, and the
+    photo behind each score (``score_photos``, keyed as ``views.score_photos`` says)."""
 
     page: GamePage
     role: str
@@ -28,6 +29,7 @@ class TablePage:
     qr_url: str
     qr_svg: Markup
     recent: tuple[HistoryLine, ...]
+    score_photos: dict[str, str]
 
 
 def qr_svg(url: str) -> Markup:
@@ -42,7 +44,8 @@ def qr_svg(url: str) -> Markup:
 def table_context(game_id: str) -> TablePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id), page)
+    rows = data.history(game_id)
+    lines = history_lines(rows, page)
     show_join = loaded.role in data.WRITE_ROLES
     return TablePage(
         page=page,
@@ -53,6 +56,7 @@ def table_context(game_id: str) -> TablePage:
         qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
         qr_svg=qr_svg(data.join_url(loaded.code)) if show_join else Markup(""),
         recent=tuple(reversed(lines[-RECENT:])),
+        score_photos=score_photos(rows, page),
     )
 
 

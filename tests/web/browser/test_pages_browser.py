@@ -86,6 +86,12 @@ def test_photo_upload_with_correction_of_one_die(
     expect(tablet.locator("#table-photo")).to_be_hidden()
     link = tablet.locator(".history a.photo-link")
     expect(link).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
+    # the photo behind the dice on the table, from the score block's own banner
+    expect(tablet.locator(".turn-banner a.photo-link")).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
+    phone.locator("button.choice").first.click()  # Anna stands: her hand in the block links the photo
+    wait_revision(tablet, before + 2)
+    expect(tablet.locator("table.score td a.photo-link")).to_have_count(1)
+    screenshot(tablet, "table-photo-linked")
 
 
 def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
