@@ -59,7 +59,7 @@ def brightness(bgr: np.ndarray) -> float:
 
 
 def check_light(bgr: np.ndarray, boxes: Sequence[Box] = ()) -> list[Issue]:
-    """Too dark: nearly black overall, or the dice themselves too dim to show their faces (a dark table alone is fine)."""
+    """Too dark: nearly black overall, or the dice too dim to show their faces (a dark table alone is fine)."""
     gray = _gray(bgr)
     mean = float(np.mean(gray))
     dark = mean < DARK_MEAN or float(np.percentile(gray, 99)) < DARK_TOP
