@@ -260,7 +260,7 @@ def main() -> int:
         results["rendered"] = bench_rendered(args.seeds, (w, h), real=False)
     else:
         results = {"rendered": bench_rendered(args.seeds, (w, h), real=True)}
-    print(f"camera benchmark: reader={args.reader}, {args.seeds} seeds, {w}x{h}, 30 fps video")
+    print(f"camera benchmark: reader={args.reader}, {args.seeds} seeds, {w}x{h} (scripted 30 fps, rendered 15 fps)")
     print(
         f"{'scenario':<12} {'throws':>6} {'detected':>8} {'right':>6} {'false':>6} {'by hand':>7} "
         f"{'delay mean':>10} {'p95':>6} {'max':>6} {'ms/frame':>8}"
