@@ -215,6 +215,7 @@ class CameraSession:
         self.lock = threading.RLock()
         self.frames = 0
         self.last_proposal: Proposal | None = None
+        self.proposal_frame: np.ndarray | None = None  # the picture (top view when calibrated) it was read from
         self.proposals = 0
         self._latest: np.ndarray | None = None
         self._latest_t = 0.0
@@ -284,6 +285,7 @@ class CameraSession:
                 proposal = _with_issues(proposal, self._mat_issues)
             if proposal is not None:
                 self.last_proposal = proposal
+                self.proposal_frame = top
                 self.proposals += 1
         if proposal is not None and self.on_proposal is not None:
             try:

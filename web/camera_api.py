@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import cv2
 from flask import Blueprint, Flask, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 
@@ -35,7 +36,7 @@ from vision.camera import CameraSession, CameraWatcher, decode_frame, open_sourc
 from vision.reading import ImageError, Reading
 from vision.settle import Proposal, SettleConfig
 from web import access
-from web.api import body, fail, flag, hub_of, ok, store_of
+from web.api import body, fail, flag, hub_of, ok, record_photo, store_of
 
 log = logging.getLogger(__name__)
 bp = Blueprint("camera", __name__, url_prefix="/api/camera")
@@ -97,10 +98,23 @@ class CameraHub:
             self.watcher = None
 
     def on_proposal(self, proposal: Proposal) -> None:
-        payload = {"seq": next(self.seq), "game": self.game_id, **proposal.to_json()}
+        """Store the picture as the game's photo (a ``photo`` event, like an upload) and send the ``camera`` event."""
+        with self.lock:
+            game_id = self.game_id
+        photo_id = None
+        frame = self.session.proposal_frame
+        if game_id is not None and frame is not None:
+            reading = proposal.reading.to_json()
+            reading["dice"] = [d.to_json() for d in proposal.ordered]  # by position, held ones where they were
+            _, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            try:
+                stored = record_photo(self.app, game_id, jpeg.tobytes(), reading, device="camera")
+                photo_id = stored["photo"]["id"]
+            except Exception:  # the proposal still goes out; the photo is a record, not the point
+                log.exception("could not store the camera's photo for game %s", game_id)
+        payload = {"seq": next(self.seq), "game": game_id, "photo": photo_id, **proposal.to_json()}
         with self.lock:
             self.last = payload
-            game_id = self.game_id
         if game_id is not None:
             with self.app.app_context():
                 hub_of().publish(game_id, "camera", payload)

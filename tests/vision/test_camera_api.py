@@ -79,8 +79,11 @@ def test_browser_frames_make_proposals_published_to_the_watched_game(app: Flask,
     assert len(made) == 1
     assert made[0]["dice"] == list(video.events[-1].dice) and made[0]["game"] == game["id"] and made[0]["seq"] == 1
     assert made[0]["auto"] is True and made[0]["held"] == [] and made[0]["throw"] == 1
+    photo_event = events.get(timeout=1)  # the picture is kept as the game's photo, like an upload
+    assert photo_event.name == "photo" and '"device":"camera"' in photo_event.data
     event = events.get(timeout=1)
     assert event.name == "camera" and '"all_five":true' in event.data
+    assert made[0]["photo"] and client.get(f"/api/photos/{made[0]['photo']}").mimetype == "image/jpeg"
     assert client.get("/api/camera").json["camera"]["throws"] == 1
     assert client.post("/api/camera/turn", headers=WRITE).json["camera"]["throws"] == 0
     r = client.get("/api/camera/preview.jpg")
