@@ -559,3 +559,25 @@ def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatc
     board = html[html.index('class="board"') : html.index("</table>")]
     assert board.count(f"/api/photos/{pid}") == 1, board
     assert game["state"]["actions"] == 4
+
+
+def test_a_phone_remembers_whose_it_is_per_game(pages_app: Flask, owner: FlaskClient) -> None:
+    r = owner.post("/api/games", json={"game": "bone", "players": ["Anna", "Ben"]}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    r = owner.post("/api/games", json={"game": "bone", "players": ["Cleo", "Dan"]}, headers=WRITE)
+    other = r.json["game"]["id"]
+    r = owner.post(f"/phone/{game_id}/me", data={"seat": "1"})
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/phone/{game_id}")
+    html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Waiting for Anna" in html and 'class="card other-turn"' in html
+    assert "This phone is Ben's" in html
+    # the other game is untouched by this choice
+    assert "Waiting for" not in owner.get(f"/phone/{other}/part").get_data(as_text=True)
+    owner.post(f"/phone/{game_id}/me", data={"seat": "0"})
+    html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Your turn, Anna" in html and "Waiting for" not in html
+    # a seat the game does not have clears the choice (a shared phone)
+    owner.post(f"/phone/{game_id}/me", data={"seat": "7"})
+    html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Anna's turn" in html and "Whose phone is this?" in html
+    assert pages_app.test_client().post(f"/phone/{game_id}/me", data={"seat": "0"}).status_code == 403

@@ -317,7 +317,7 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
     lang = language()
     if kind == "stand":
         return hand_label(opt) or tr("Stand")
-    if lang == "en" and kind not in ("choose_starter",):
+    if lang == "en" and kind not in ("choose_starter", "enter", "strike"):
         return str(opt.get("label", kind))
     if kind == "throw":
         number = opt.get("throw")
@@ -340,7 +340,7 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
             return tr("%(where)s: zero (-200)", where=where)
         if result == "struck":
             return tr("%(where)s: not made, a strike", where=where)
-        return where
+        return f"{where} ×2" if opt.get("doubled") else where
     if kind == "place":
         return tr("%(face)s to row %(row)s", face=opt.get("face", ""), row=int(opt.get("row", 0)) + 1)
     if kind == "roll_off":

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import Blueprint, Flask, render_template
+from flask import Blueprint, Flask, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
 
 from web.pages import data
 from web.pages.i18n import tr
@@ -13,13 +14,32 @@ from web.pages.model import ChoiceView, GamePage, build_game_page
 from web.pages.views import HistoryLine, history_lines
 
 bp = Blueprint("phone", __name__)
+ME_COOKIE = "becher_me"
+ME_GAMES = 30  # games remembered per device; the oldest choice is dropped first
+
+
+def _me_pairs() -> list[tuple[str, int]]:
+    """This device's "which seat is me" choices, as (game id, seat), oldest first, from one cookie."""
+    out = []
+    for item in request.cookies.get(ME_COOKIE, "").split("."):
+        game, _, seat = item.partition("-")
+        if game.isalnum() and seat.isdigit():
+            out.append((game, int(seat)))
+    return out
+
+
+def me_in(game_id: str, players: int) -> int | None:
+    """The seat this device said it is in this game, if it still names a seat."""
+    seat = dict(_me_pairs()).get(game_id)
+    return seat if seat is not None and 0 <= seat < players else None
 
 
 @dataclass(frozen=True)
 class PhonePage:
     """Template context of ``phone.html`` and its live part.
 
-    ``table_dice`` are the dice on the table now (the current turn's, for holds), ``last`` the latest action.
+    ``table_dice`` are the dice on the table now (the current turn's, for holds), ``last`` the latest action,
+    ``me`` the seat this device said it is (remembered per device and game, see ``/phone/<id>/me``).
     """
 
     page: GamePage
@@ -28,6 +48,14 @@ class PhonePage:
     join_code: str
     table_dice: tuple[int, ...]
     last: HistoryLine | None
+    me: int | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """This phone is someone's, and that player has nothing to do now: it shows whom it waits for."""
+        if self.me is None or self.page.over:
+            return False
+        return self.page.to_move != self.me and not any(c.player == self.me for c in self.page.choices)
 
 
 def phone_context(game_id: str) -> PhonePage:
@@ -43,6 +71,7 @@ def phone_context(game_id: str) -> PhonePage:
         join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
         table_dice=dice,
         last=lines[-1] if lines else None,
+        me=me_in(game_id, len(page.players)),
     )
 
 
@@ -106,6 +135,23 @@ def show(game_id: str) -> Any:
 @bp.get("/phone/<game_id>/part")
 def part(game_id: str) -> Any:
     return render_template("phone_part.html", ctx=phone_context(game_id))
+
+
+@bp.post("/phone/<game_id>/me")
+def set_me(game_id: str) -> Response:
+    """Remember which seat this phone is in this game (``seat`` empty: a shared phone), then back to the phone.
+
+    Only the device's own view changes: who may write is decided by joining, never by this choice."""
+    loaded = data.load(game_id)
+    players = len(loaded.game["state"].get("players") or [])
+    pairs = [(g, s) for g, s in _me_pairs() if g != game_id]
+    seat = request.form.get("seat", "")
+    if seat.isdigit() and 0 <= int(seat) < players and game_id.isalnum():
+        pairs.append((game_id, int(seat)))
+    response = redirect(url_for("phone.show", game_id=game_id), code=303)
+    value = ".".join(f"{g}-{s}" for g, s in pairs[-ME_GAMES:])
+    response.set_cookie(ME_COOKIE, value, max_age=365 * 24 * 3600, samesite="Lax")
+    return response
 
 
 def install(app: Flask) -> None:

@@ -56,8 +56,6 @@ def wait_revision(page: Page, at_least: int) -> None:
 def throw(phone: Page, values: Iterable[int], keep: Iterable[int] = (), who: str | None = None) -> None:
     """Enter a throw by tapping faces (after tapping the dice to keep), then send it."""
     before = revision(phone)
-    if phone.locator("#tab-tap").get_attribute("aria-selected") != "true":
-        phone.click("#tab-tap")
     for pos in keep:
         phone.click(f'.hold-btn[data-pos="{pos}"]')
     for v in values:

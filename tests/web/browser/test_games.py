@@ -126,7 +126,7 @@ def test_sheet_whole_game(server: str, tablet: Any, phone: Any) -> None:
             phone.click("details summary")
             choose(phone, "Strike Five of a kind")
         else:
-            choose(phone, f"{row} (column 1)")
+            choose(phone, f"{row}, column 1")
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_contain_text("Anna wins!")
     block = tablet.locator("table.sheet")
@@ -157,6 +157,8 @@ def test_board_whole_game(server: str, tablet: Any, phone: Any) -> None:
         if not shot and revision(phone) >= 12:
             table_follows(tablet, phone)
             screenshot(tablet, "board-playing")
+            expect(phone.locator(".mini-board .mini-slot img")).not_to_have_count(0)  # the rows, on the phone
+            screenshot(phone, "phone-board")
             shot = True
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_be_visible()

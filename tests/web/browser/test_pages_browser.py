@@ -53,8 +53,6 @@ def test_photo_upload_with_correction_of_one_die(
     monkeypatch.setattr("web.photos.read_image", fixed_reading)
     game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
     join(phone, tablet, server)
-    if phone.locator("#tab-photo").get_attribute("aria-selected") != "true":
-        phone.click("#tab-photo")
     photo = tmp_path / "dice.jpg"
     photo.write_bytes(dice_photo())
     phone.set_input_files("#photo-input", str(photo))
@@ -114,6 +112,27 @@ def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
     tablet.click("[data-undo]")
     expect(tablet.locator("#toast")).to_contain_text("Undone: Anna threw 2 2 2 4 4")
     wait_revision(phone, before + 3)
+
+
+def test_a_phone_that_is_one_players_waits_for_the_others(server: str, tablet: Any, phone: Any) -> None:
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    expect(phone.locator(".me-pick")).to_have_attribute("open", "")
+    with phone.expect_navigation():
+        phone.locator(".me-pick button", has_text="Anna").click()
+    expect(phone.locator(".phone-turn")).to_contain_text("Your turn, Anna")
+    expect(phone.locator("#photo-input")).to_have_count(1)  # one photo control; live camera only where secure
+    screenshot(phone, "phone-mine")
+    throw(phone, [6, 6, 2, 3, 4])
+    phone.locator("button.choice").first.click()
+    expect(phone.locator(".waiting")).to_contain_text("Waiting for Ben")
+    expect(phone.locator(".face-btn").first).to_be_hidden()  # Ben's controls are folded away
+    screenshot(phone, "phone-waiting")
+    phone.locator(".other-turn summary").click()
+    throw(phone, [5, 5, 5, 1, 2])
+    table_follows(tablet, phone)
+    expect(tablet.locator(".turn-banner")).to_contain_text("Ben")  # played for Ben from Anna's phone
+    expect(phone.locator(".waiting")).to_contain_text("Waiting for Ben")
 
 
 def test_language_switch(server: str, tablet: Any) -> None:
@@ -199,8 +218,6 @@ def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme:
     table_follows(tablet, phone)
     check_page(tablet, f"table ({theme})")
     check_page(phone, f"phone ({theme})")
-    phone.click("#tab-tap")
-    check_page(phone, f"phone, tapping ({theme})")
     tablet.goto(f"{server}/history/{game_id}")
     check_page(tablet, f"history ({theme})")
     if theme != "light":
@@ -233,8 +250,6 @@ def test_live_camera_snap_reads_the_dice(
             """
         )
         join(phone, tablet, server)
-        if phone.locator("#tab-photo").get_attribute("aria-selected") != "true":
-            phone.click("#tab-photo")
         phone.click("#live-camera")
         expect(phone.locator("#camera")).to_be_visible()
         phone.wait_for_function("document.getElementById('camera').videoWidth > 0")

@@ -1,5 +1,5 @@
 /* Phone view: the player's controls. Dice come from a photo (read by the server, corrected by tapping) or from
-   tapping faces; holds, choices and undo post to the JSON API. What may be done always comes from the page,
+   tapping faces, both offered at once; holds, choices and undo post to the JSON API. What may be done always comes from the page,
    which the server renders from the game's options: this script never decides a rule. */
 "use strict";
 
@@ -28,8 +28,6 @@
     const count = Number(panel.dataset.count || 5);
     const table = panel.dataset.table ? panel.dataset.table.split(",").map(Number) : [];
     ui = { panel, count, table, held: new Set(), entry: new Array(count).fill(null), photo: null, reading: null, boxes: [] };
-    const tab = localStorage.getItem("becher.tab") || "photo";
-    selectTab(tab);
     if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
       const btn = document.getElementById("live-camera");
       if (btn) btn.hidden = false;
@@ -193,7 +191,6 @@
       showReading(res.photo, res.reading);
       if (!res.reading) {
         status.textContent = res.reading_error || W.read_none;
-        selectTab("tap", true);
       }
       render();
     } catch (e) {
@@ -225,17 +222,6 @@
     video.hidden = true;
     document.getElementById("snap").hidden = true;
     canvas.toBlob((blob) => blob && upload(blob), "image/jpeg", 0.9);
-  }
-
-  function selectTab(name, keep) {
-    const photo = name === "photo";
-    const tp = document.getElementById("tab-photo"), tt = document.getElementById("tab-tap");
-    if (!tp) return;
-    tp.setAttribute("aria-selected", photo ? "true" : "false");
-    tt.setAttribute("aria-selected", photo ? "false" : "true");
-    document.getElementById("pane-photo").hidden = !photo;
-    document.getElementById("pane-tap").hidden = photo;
-    if (!keep) localStorage.setItem("becher.tab", name);
   }
 
   /* ------------------------------------------------------------ sending */
@@ -292,8 +278,6 @@
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       return render();
     }
-    const tab = t.closest('[role="tab"]');
-    if (tab) return selectTab(tab.id === "tab-photo" ? "photo" : "tap");
     if (t.closest("#live-camera")) return startCamera();
     if (t.closest("#snap")) return snap();
     const sendBtn = t.closest(".send-throw");
