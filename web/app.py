@@ -16,7 +16,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 import web.pages
-from web import access, api, live, photos
+from web import access, api, camera_api, live, photos
 from web.store import Store
 
 API_CODES = {
@@ -85,10 +85,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     access.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(camera_api.bp)
     _register_errors(app)
     web.pages.register(app)
 
     def shutdown() -> None:
+        app.extensions["becher.camera"].stop()
         hub.close()
         readers.shutdown()
 

@@ -12,7 +12,6 @@ from flask.testing import FlaskClient
 
 from calibration.mat import render_mat
 from vision.camsim import TableVideo, TruthReader
-from web import camera_api
 from web.app import create_app
 
 WRITE = {"X-Becher": "1"}
@@ -23,7 +22,6 @@ def app(tmp_path: Path) -> Iterator[Flask]:
     app = create_app(
         {"TESTING": True, "DATABASE": str(tmp_path / "becher.sqlite3"), "CAMERA_PROFILES": str(tmp_path / "data")}
     )
-    app.register_blueprint(camera_api.bp)
     yield app
     app.extensions["becher.shutdown"]()
     app.extensions["becher.store"].close()
@@ -164,7 +162,6 @@ def test_a_host_camera_source_runs_in_a_thread(tmp_path: Path) -> None:
         "CAMERA_PROFILES": str(tmp_path / "data"),
     }
     app = create_app(config)
-    app.register_blueprint(camera_api.bp)
     hub = app.extensions["becher.camera"]
     hub._readers["auto"] = TruthReader()
     hub.start()  # `becher serve` starts it on registration; tests start it by hand
@@ -183,7 +180,6 @@ def test_a_host_camera_source_runs_in_a_thread(tmp_path: Path) -> None:
         app.extensions["becher.shutdown"]()
         app.extensions["becher.store"].close()
     bad = create_app({**config, "CAMERA": str(tmp_path / "none.avi"), "DATABASE": str(tmp_path / "db2.sqlite3")})
-    bad.register_blueprint(camera_api.bp)
     bad.extensions["becher.camera"].start()
     assert "Cannot open" in bad.test_client().get("/api/camera").json["camera"]["error"]
     bad.extensions["becher.shutdown"]()
