@@ -269,6 +269,10 @@ class Rules(ABC, Generic[S]):
     max_players: ClassVar[int] = 8
     settings: ClassVar[tuple[Setting, ...]] = ()
     actions: ClassVar[tuple[type[Action], ...]] = ()
+    # How this game settles what its rule text leaves open (guide/RULES.md, docs/games/<id>.md "readings"):
+    # one sentence each, shown by the rules help so players know which reading is in force.
+    readings_en: ClassVar[tuple[str, ...]] = ()
+    readings_de: ClassVar[tuple[str, ...]] = ()
 
     # -- setup
     def make_setup(self, players: Sequence[str], settings: Mapping[str, object] | None = None) -> Setup:
@@ -362,6 +366,8 @@ class Rules(ABC, Generic[S]):
             "max_players": self.max_players,
             "settings": [s.to_json() for s in self.settings],
             "actions": [c.kind for c in self.actions],
+            "readings_en": list(self.readings_en),
+            "readings_de": list(self.readings_de),
         }
 
 

@@ -290,6 +290,31 @@ class BoardRules(Rules[BoardState]):
     id = "board"
     name_en = "Würfel Poker (board game)"
     name_de = "Würfel Poker (Brettspiel)"
+    readings_en = (
+        'The rule text\'s example "6-2-1 beats 5-4-3" contradicts its own ranking, since 5-4-3 is a straight; the '
+        "ranking is followed, and a straight beats any single.",
+        "A straight is three consecutive values in any order, without wrap: 6-1-2 is a single.",
+        "Identical sides: the side whose third die was placed first wins (a setting makes it the first die); the "
+        "side counts, not who placed the dice.",
+        "With dice on either side, a die on the other side belongs to that side's hand and its point to that side's "
+        "owner.",
+        "The loser of a game throws first in the next; the match ends after the game in which a player reaches the "
+        "points to win.",
+        "Who starts: one die each, in any order; a tie throws again, or the players agree.",
+    )
+    readings_de = (
+        'Das Beispiel des Regeltexts "6-2-1 schlägt 5-4-3" widerspricht seiner eigenen Rangfolge, denn 5-4-3 ist '
+        "eine Straße; es gilt die Rangfolge, und eine Straße schlägt jeden Einzelwert.",
+        "Eine Straße sind drei aufeinanderfolgende Werte in beliebiger Reihenfolge, ohne Übergang: 6-1-2 ist keine.",
+        "Gleiche Seiten: es gewinnt die Seite, deren dritter Würfel zuerst gesetzt wurde (eine Einstellung macht es "
+        "zum ersten Würfel); es zählt die Seite, nicht wer setzte.",
+        "Mit Würfeln auf beiden Seiten gehört ein Würfel auf der anderen Seite zur Hand dieser Seite und ihr Punkt "
+        "deren Besitzer.",
+        "Wer ein Spiel verliert, wirft im nächsten zuerst; das Match endet nach dem Spiel, in dem jemand die nötigen "
+        "Punkte erreicht.",
+        "Wer beginnt: je ein Würfel, in beliebiger Reihenfolge; bei Gleichstand wird neu geworfen, oder man einigt "
+        "sich.",
+    )
     min_players = 2
     max_players = 2
     settings = (

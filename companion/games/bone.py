@@ -20,6 +20,21 @@ class BoneRules(RoundRules):
     id = "bone"
     name_en = "Dice poker (Bone)"
     name_de = "Würfelpoker (Bone)"
+    readings_en = (
+        "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not say).",
+        "A hand counts as the highest category it meets: 1-2-3-4-4 is a small straight.",
+        "Equal highest totals at the end: only the tied players play an extra round; its best hand wins, higher dice "
+        "deciding, and an exact tie plays again.",
+        "Lower places share on equal totals.",
+    )
+    readings_de = (
+        "Runde 1 beginnt der erste Platz, danach rückt der Beginn jede Runde einen Platz weiter (der Regeltext sagt "
+        "es nicht).",
+        "Eine Hand zählt als die höchste Kategorie, die sie erfüllt: 1-2-3-4-4 ist eine Kleine Straße.",
+        "Gleiche höchste Summen am Ende: nur diese Spieler spielen eine Extrarunde; ihre beste Hand gewinnt, höhere "
+        "Würfel entscheiden, und bei genau gleichen Händen wird weitergespielt.",
+        "Tiefere Plätze teilen sich gleiche Summen.",
+    )
     settings = (
         DICE_SETTING,
         Setting(

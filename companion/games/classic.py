@@ -705,6 +705,30 @@ class ClassicRules(Rules[ClassicState]):
     name_de = "Würfelpoker (klassisch)"
     settings = SETTINGS
     actions: ClassVar[tuple[type[Action], ...]] = (Throw, Stand, Blind, Announce, Believe, Rethrow, Doubt, Reveal, Take)
+    readings_en = (
+        "Round 1 starts with the first seat; in strikes mode the player who took the strike starts the next round, "
+        "or the next seat still in if that player is out.",
+        "An exact tie for the lowest hand: only the tied players play the round again, with the same throw limit.",
+        "With the throw limit on, the throws the round's first player used are the most anyone else may use in that "
+        "round.",
+        "In points mode the start passes one seat on each round, and equal totals at the end share the place.",
+        "Bluff: if the dice under the cup are at least as good as the claim, the doubter takes the strike, otherwise "
+        "the announcer does.",
+        "Bluff: a claim of five sixes cannot be raised; the next player takes one strike or lifts, and the loser of "
+        "that lift takes two.",
+    )
+    readings_de = (
+        "Runde 1 beginnt der erste Platz; im Strichmodus beginnt, wer den Strich bekam, die nächste Runde, oder der "
+        "nächste Platz, der noch im Spiel ist.",
+        "Genau gleiche schlechteste Hände: nur diese Spieler spielen die Runde noch einmal, mit derselben Wurfgrenze.",
+        "Mit Wurfgrenze darf in der Runde niemand mehr Würfe nutzen als der erste Spieler der Runde.",
+        "Im Punktemodus rückt der Beginn jede Runde einen Platz weiter, und gleiche Summen am Ende teilen sich den "
+        "Platz.",
+        "Bluff: sind die Würfel unter dem Becher mindestens so gut wie die Ansage, bekommt der Zweifler den Strich, "
+        "sonst der Ansager.",
+        "Bluff: fünf Sechsen lassen sich nicht überbieten; der Nächste nimmt einen Strich oder hebt ab, und wer "
+        "dabei verliert, bekommt zwei.",
+    )
 
     def __init__(self) -> None:
         self.rounds = ClassicRounds()

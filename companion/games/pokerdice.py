@@ -21,6 +21,20 @@ class PokerDiceRules(RoundRules):
     id = "pokerdice"
     name_en = "Poker Dice"
     name_de = "Poker Dice (Pokerwürfel)"
+    readings_en = (
+        "The only straights are 9-10-J-Q-K and 10-J-Q-K-A; 9-J-Q-K-A is a high die.",
+        "An exact tie for the best hand: nobody scores yet; the tied players play the round again while the others "
+        "sit out, until one hand is best.",
+        "The next round starts with the seat after the last player who threw; after a roll-off, after the last tied "
+        "player who threw.",
+    )
+    readings_de = (
+        "Die einzigen Straßen sind 9-10-J-Q-K und 10-J-Q-K-A; 9-J-Q-K-A ist nur ein höchster Würfel.",
+        "Genau gleiche beste Hände: noch niemand punktet; nur diese Spieler spielen die Runde noch einmal, bis eine "
+        "Hand die beste ist.",
+        "Die nächste Runde beginnt der Platz nach dem Letzten, der geworfen hat; nach einem Stechen der Platz nach "
+        "dem letzten Beteiligten.",
+    )
     settings = (
         dataclasses.replace(DICE_SETTING, default="poker"),
         Setting(

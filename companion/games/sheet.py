@@ -250,6 +250,30 @@ class SheetRules(Rules[SheetState]):
     id = "sheet"
     name_en = "Würfelpoker on a score sheet"
     name_de = "Würfelpoker mit Punktezettel"
+    readings_en = (
+        "Paying from the reserve is not a choice: a Schule entry short of dice pays when the reserve holds enough, "
+        "otherwise it is a zero.",
+        "A Schule entry without a die of its number is a zero, whatever the reserve holds.",
+        "The Summe can be struck; that gives up its column's bonus.",
+        "A strike needs no throw.",
+        "A combination row's bonus is its best field as written (doubled if it was doubled); a column's bonus is its "
+        "best combination or Summe.",
+        "Turns go round the seats, one entry each, so all sheets fill at the same pace.",
+        "Every field that changed the reserve holds the new level and older levels are struck through; a reserve "
+        "paid down to 0 writes 0.",
+    )
+    readings_de = (
+        "Das Bezahlen aus der Reserve ist keine Wahl: fehlen einer Schule-Eintragung Würfel, zahlt die Reserve, wenn "
+        "sie genug hat, sonst gibt es eine Null.",
+        "Eine Schule-Eintragung ohne einen Würfel ihrer Zahl ist eine Null, gleich was die Reserve hält.",
+        "Die Summe kann gestrichen werden; damit ist der Bonus ihrer Spalte verloren.",
+        "Streichen geht auch ohne Wurf.",
+        "Der Bonus einer Kombinationszeile ist ihr bestes Feld wie eingetragen (verdoppelt, wenn es verdoppelt war); "
+        "der Bonus einer Spalte ist ihre beste Kombination oder Summe.",
+        "Die Züge gehen reihum, eine Eintragung je Zug, so füllen sich alle Zettel gleich schnell.",
+        "Jedes Feld, das die Reserve geändert hat, trägt ihren neuen Stand, ältere Stände sind durchgestrichen; eine "
+        "auf 0 bezahlte Reserve schreibt 0.",
+    )
     min_players = 1
     max_players = MOST_PLAYERS
     settings = (

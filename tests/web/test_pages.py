@@ -395,6 +395,7 @@ def test_every_setting_and_hand_name_of_every_game_is_in_the_catalogs() -> None:
         ("/phone/{id}", "phone.html", "web.pages.phone:PhonePage"),
         ("/phone/{id}/part", "phone_part.html", "web.pages.phone:PhonePage"),
         ("/history/{id}", "history.html", "web.pages.table:HistoryPage"),
+        ("/rules/sheet", "rules.html", "web.pages.start:RulesPage"),
     ],
 )
 def test_each_page_gets_its_typed_context(
@@ -581,3 +582,20 @@ def test_a_phone_remembers_whose_it_is_per_game(pages_app: Flask, owner: FlaskCl
     html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Anna's turn" in html and "Whose phone is this?" in html
     assert pages_app.test_client().post(f"/phone/{game_id}/me", data={"seat": "0"}).status_code == 403
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_rules_help_says_which_reading_is_in_force(owner: FlaskClient, lang: str) -> None:
+    """RULES.md: the rules help in the app says which reading is in force (German in German, English otherwise;
+    the other six languages say that these sentences are in English)."""
+    start = owner.get("/", headers={"Accept-Language": lang}).get_data(as_text=True)
+    for rules in all_rules():
+        r = owner.get(f"/rules/{rules.id}", headers={"Accept-Language": lang})
+        assert r.status_code == 200
+        html = r.get_data(as_text=True)
+        check_accessible(html, lang)
+        readings = rules.readings_de if lang == "de" else rules.readings_en
+        for text in readings:
+            assert str(escape(text)) in html and str(escape(text)) in start
+        assert ('lang="en"' in html.split("<main", 1)[1]) == (lang not in ("de", "en"))
+    assert owner.get("/rules/nosuchgame").status_code == 404

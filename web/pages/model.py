@@ -107,7 +107,8 @@ class SettingView:
 
 @dataclass(frozen=True)
 class GameChoice:
-    """A game on the start page: its name, a line about it, how many play, and its settings."""
+    """A game on the start page: its name, a line about it, how many play, its settings, and the readings in force
+    (German in German, else English: ``readings_in_english`` says a page must tell the reader so)."""
 
     id: str
     name: str
@@ -115,6 +116,8 @@ class GameChoice:
     min_players: int
     max_players: int
     settings: tuple[SettingView, ...]
+    readings: tuple[str, ...] = ()
+    readings_in_english: bool = False
 
 
 SETTING_LABELS: dict[str, Any] = {
@@ -180,9 +183,19 @@ def game_choices() -> list[GameChoice]:
                 rules.min_players,
                 rules.max_players,
                 tuple(settings),
+                *readings_of(rules),
             )
         )
     return out
+
+
+def readings_of(rules: Rules[Any]) -> tuple[tuple[str, ...], bool]:
+    """The game's readings in force in the reader's language: German or English (the other six languages show
+    the English sentences, and say so)."""
+    lang = language()
+    if lang == "de":
+        return tuple(rules.readings_de), False
+    return tuple(rules.readings_en), lang != "en"
 
 
 # --------------------------------------------------------------------------- a game

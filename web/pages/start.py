@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, abort, render_template, request
 
 from web.pages import data
 from web.pages.model import COLOURS, GameChoice, game_choices, game_name
@@ -70,3 +70,18 @@ def index() -> Any:
         join_error=request.args.get("join_error") == "1",
     )
     return render_template("start.html", ctx=ctx)
+
+
+@dataclass(frozen=True)
+class RulesPage:
+    """Template context of ``rules.html``: one game's rules in short, its settings, and the readings in force."""
+
+    game: GameChoice
+
+
+@bp.get("/rules/<game>")
+def rules(game: str) -> Any:
+    chosen = next((g for g in game_choices() if g.id == game), None)
+    if chosen is None:
+        abort(404)
+    return render_template("rules.html", ctx=RulesPage(chosen))

@@ -209,6 +209,11 @@ def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme:
     with tablet.expect_navigation():
         tablet.select_option("#theme-select", theme)
     check_page(tablet, f"start ({theme})")
+    tablet.goto(f"{server}/rules/board")
+    check_page(tablet, f"rules ({theme})")
+    expect(tablet.locator(".readings")).to_contain_text("6-2-1")
+    if theme == "light":
+        screenshot(tablet, "rules-board")
     game_id = new_game(tablet, server, "sheet", ["Anna", "Ben"])
     join(phone, tablet, server)
     phone.goto(f"{server}/phone/{game_id}")
