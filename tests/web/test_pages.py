@@ -599,3 +599,68 @@ def test_rules_help_says_which_reading_is_in_force(owner: FlaskClient, lang: str
             assert str(escape(text)) in html and str(escape(text)) in start
         assert ('lang="en"' in html.split("<main", 1)[1]) == (lang not in ("de", "en"))
     assert owner.get("/rules/nosuchgame").status_code == 404
+
+
+FINISH = {
+    "bone": ({"rounds": 1}, ["Anna", "Ben"]),
+    "pokerdice": ({"wins": 1}, ["Anna", "Ben"]),
+    "classic": ({"strike_limit": 1}, ["Anna", "Ben", "Cleo"]),
+    "board": ({"points_to_win": 1}, ["Anna", "Ben"]),
+    "sheet": ({"columns": 1}, ["Anna"]),
+}
+FINISH_THROWS = [[6, 6, 6, 2, 2], [1, 2, 3, 5, 6], [4, 4, 3, 3, 1], [5, 5, 5, 5, 2], [2, 3, 4, 5, 6]]
+
+
+@pytest.fixture(scope="module")
+def finished(owner: FlaskClient) -> dict[str, str]:
+    """One finished game of each kind, played from the game's own options with varied dice."""
+    out = {}
+    for game, (settings, players) in FINISH.items():
+        r = owner.post("/api/games", json={"game": game, "players": players, "settings": settings}, headers=WRITE)
+        game_id = r.json["game"]["id"]
+        state = r.json["game"]["state"]
+        for step in range(200):
+            if state["outcome"]:
+                break
+            choices = build_choices(rules_for(game), state["options"])
+            choice = next((c for c in choices if c.kind in ("stand", "enter", "place")), choices[0])
+            action = dict(choice.action)
+            if "dice" in choice.needs:
+                action["dice"] = FINISH_THROWS[step % len(FINISH_THROWS)][: choice.dice_count]
+            if "held" in choice.needs:
+                action["held"] = []
+            body = {"seen": state["actions"], "action": action}
+            r = owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE)
+            assert r.status_code == 201, (game, action, r.json)
+            state = r.json["game"]["state"]
+        assert state["outcome"], game
+        out[game] = game_id
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_end_of_a_game_says_who_won_and_why_in_every_language(
+    owner: FlaskClient, finished: dict[str, str], game: str
+) -> None:
+    game_id = finished[game]
+    outcome = owner.get(f"/api/games/{game_id}").json["game"]["state"]["outcome"]
+    names = owner.get(f"/api/games/{game_id}").json["game"]["state"]["players"]
+    winner = names[outcome["winners"][0]]
+    said = {}
+    for lang in CODES:
+        html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": lang}).get_data(as_text=True)
+        card = html[html.index('class="card winner') : html.index("</section>")]
+        assert winner in card[: card.index('class="why"')], lang  # the headline says who won
+        why = re.search(r'<p class="why">(.*?)</p>', card, re.S)
+        assert why, lang
+        said[lang] = why.group(1).strip()
+        assert said[lang] and "The game is over" not in said[lang], (lang, said[lang])
+    # English is built from the same data as the engine's own sentence: the same names and numbers
+    numbers = set(re.findall(r"\d+", outcome["reason"])) - {"1"}  # "1 rounds" reads "one round" here
+    assert set(re.findall(r"\d+", said["en"])) - {"1"} == numbers, (said["en"], outcome["reason"])
+    # every language says why in its own words, naming the players the engine's reason names
+    named = [n for n in names if n in outcome["reason"]]
+    for lang in CODES:
+        assert all(n in said[lang] for n in named), (lang, said[lang])
+        if lang != "en":
+            assert said[lang] != said["en"], lang

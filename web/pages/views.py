@@ -347,17 +347,75 @@ def bonus_mark(bonus: JSON) -> Markup:
     return Markup("")
 
 
-def outcome_reason(page: GamePage) -> str:
-    from web.pages.i18n import current_language
+def _names(names: list[str]) -> str:
+    """Names as a list in words: "Anna", "Anna and Ben", "Anna, Ben and Cleo"."""
+    if len(names) < 2:
+        return "".join(names)
+    return tr("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
 
+
+def outcome_reason(page: GamePage) -> str:
+    """Why the game ended, said in the reader's language from the outcome's structured data (winners, scores,
+    strikes, rounds) and the game, never from the engine's English sentence."""
     if not page.outcome:
         return ""
-    if current_language() == "en":
-        return str(page.outcome.get("reason", ""))
-    best = page.winners[0] if page.winners else None
-    if best is not None and best.score is not None:
-        return tr("Final score: %(score)s.", score=best.score)
-    return tr("The game is over.")
+    view, settings = page.view, page.settings
+    winners = [w.name for w in page.winners]
+    if not winners:
+        return tr("The game is over.")
+    first = page.winners[0]
+    score = first.score
+    if page.game == "sheet":
+        if len(winners) == 1:
+            return tr(
+                "Every sheet is full; %(name)s wins with the highest total, %(score)s.", name=first.name, score=score
+            )
+        return tr(
+            "Every sheet is full; %(names)s share the highest total, %(score)s.", names=_names(winners), score=score
+        )
+    if page.game == "board":
+        points = list(view.get("points") or [0, 0])
+        seat = first.seat
+        games = len(view.get("games") or [])
+        facts = {
+            "name": first.name,
+            "target": view.get("target", settings.get("points_to_win")),
+            "won": points[seat] if seat < len(points) else "",
+            "lost": points[1 - seat] if 0 <= 1 - seat < len(points) else "",
+        }
+        if games == 1:
+            return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after one game.", **facts)
+        return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after %(games)s games.", games=games, **facts)
+    if page.game == "pokerdice":
+        return tr("%(name)s is the first to %(n)s round wins.", name=first.name, n=settings.get("wins"))
+    strikes_game = page.game == "classic" and settings.get("mode", "strikes") in ("strikes", "bluff")
+    if strikes_game:
+        limit = settings.get("strike_limit", view.get("strike_limit"))
+        out = list(view.get("out") or [])
+        if len(out) == len(page.players) - 1:
+            return tr("%(name)s is the last player left; the others have %(n)s strikes.", name=first.name, n=limit)
+        loser = page.player(out[-1]) if out else None
+        return tr(
+            "%(loser)s has %(n)s strikes and loses; the fewest strikes win.",
+            loser=loser.name if loser else "?",
+            n=limit,
+        )
+    rounds = list(view.get("history") or [])
+    if page.game == "bone":
+        extra = sum(1 for r in rounds if r.get("kind") == "extra")
+        if len(winners) > 1:
+            return tr("Equal highest total of %(score)s points: the place is shared.", score=score)
+        if extra == 1:
+            return tr("%(name)s has the best hand of an extra round for equal totals.", name=first.name)
+        if extra:
+            return tr("%(name)s has the best hand of %(n)s extra rounds for equal totals.", name=first.name, n=extra)
+    if len(rounds) == 1:
+        if len(winners) > 1:
+            return tr("Highest total after one round: %(score)s points (shared).", score=score)
+        return tr("Highest total after one round: %(score)s points.", score=score)
+    if len(winners) > 1:
+        return tr("Highest total after %(n)s rounds: %(score)s points (shared).", n=len(rounds), score=score)
+    return tr("Highest total after %(n)s rounds: %(score)s points.", n=len(rounds), score=score)
 
 
 def score_text(page: GamePage, standing: JSON) -> str:
