@@ -664,3 +664,29 @@ def test_the_end_of_a_game_says_who_won_and_why_in_every_language(
         assert all(n in said[lang] for n in named), (lang, said[lang])
         if lang != "en":
             assert said[lang] != said["en"], lang
+
+
+def test_a_write_on_an_old_state_is_refused_after_undo_and_play_elsewhere(owner: FlaskClient) -> None:
+    """The pages send the revision they show: another device's undo and new action keep the action count (``seen``)
+    but not the revision, so the write made on the old state is refused as stale, not applied."""
+    game_id = owner.post("/api/games", json={"game": "bone", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"][
+        "id"
+    ]
+    post_actions(owner, game_id, [{"type": "throw", "player": 0, "dice": [6, 6, 2, 3, 4]}], seen=0)
+    html = owner.get(f"/phone/{game_id}/part").get_data(as_text=True)
+    shown = int(re.search(r'class="part[^"]*" data-seen="1" data-revision="(\d+)"', html).group(1))  # type: ignore[union-attr]
+    assert f'data-undo data-seen="1" data-revision="{shown}"' in html
+    table = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    assert f'data-undo data-seen="1" data-revision="{shown}"' in table
+    # elsewhere: undo Anna's throw and throw again (still one action)
+    assert owner.post(f"/api/games/{game_id}/undo", json={"seen": 1}, headers=WRITE).status_code == 200
+    post_actions(owner, game_id, [{"type": "throw", "player": 0, "dice": [1, 1, 1, 2, 5]}], seen=0)
+    stand = {"type": "stand", "player": 0}
+    r = owner.post(f"/api/games/{game_id}/actions", json={"seen": 1, "revision": shown, "action": stand}, headers=WRITE)
+    assert r.status_code == 409 and r.json["code"] == "stale" and r.json["game"]["revision"] == shown + 2
+    r = owner.post(f"/api/games/{game_id}/undo", json={"seen": 1, "revision": shown}, headers=WRITE)
+    assert r.status_code == 409 and r.json["code"] == "stale"
+    assert owner.get(f"/api/games/{game_id}").json["game"]["state"]["view"]["turn"]["dice"] == [1, 1, 1, 2, 5]
+    # the words the page shows for it
+    words = owner.get(f"/phone/{game_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert '"stale": "' in words and "Someone else was quicker" not in words

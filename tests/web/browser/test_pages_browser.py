@@ -114,6 +114,30 @@ def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
     wait_revision(phone, before + 3)
 
 
+def test_a_write_on_an_old_state_is_refused_and_the_page_refreshes(server: str, tablet: Any, phone: Any) -> None:
+    """The phone misses the live events (its stream is cut) while the table undoes Anna's throw and enters another:
+    same action count, new revision. Standing on the old throw is refused, said, and the page brought up to date."""
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    throw(phone, [3, 3, 5, 6, 1])
+    phone.route("**/events*", lambda route: route.abort())
+    phone.reload()
+    shown = revision(phone)
+    api = f"{server}/api/games/{game_id}"
+    write = {"X-Becher": "1"}
+    assert tablet.request.post(f"{api}/undo", data={"seen": 1}, headers=write).ok
+    throw_again = {"seen": 0, "action": {"type": "throw", "player": 0, "dice": [1, 1, 1, 2, 5]}}
+    assert tablet.request.post(f"{api}/actions", data=throw_again, headers=write).ok
+    phone.locator("button.choice").first.click()
+    expect(phone.locator("#toast")).to_contain_text("Someone else was quicker")
+    wait_revision(phone, shown + 2)
+    expect(phone.locator(".entry-die").first).to_be_visible()
+    game = tablet.request.get(api).json()["game"]
+    assert game["state"]["actions"] == 1 and game["state"]["view"]["turn"]["dice"] == [1, 1, 1, 2, 5]
+    expect(phone.locator("#live")).to_contain_text("Anna threw 1 1 1 2 5")
+    phone.unroute("**/events*")
+
+
 def test_a_phone_that_is_one_players_waits_for_the_others(server: str, tablet: Any, phone: Any) -> None:
     new_game(tablet, server, "bone", ["Anna", "Ben"])
     join(phone, tablet, server)

@@ -22,7 +22,7 @@
 
   function setup() {
     const part = live.querySelector(".part");
-    if (part) live.dataset.seen = part.dataset.seen;
+    if (part) { live.dataset.seen = part.dataset.seen; live.dataset.shown = part.dataset.revision; }
     const panel = document.getElementById("throw-panel");
     if (!panel) { ui = null; return; }
     const count = Number(panel.dataset.count || 5);
@@ -227,7 +227,9 @@
   /* ------------------------------------------------------------ sending */
 
   async function send(action, extra) {
-    const body = { seen: Number(live.dataset.seen || 0), action, ...(extra || {}) };
+    // the revision shown names the exact state the person decided on: an undo and a new action elsewhere keep the
+    // action count but not the revision, so the server refuses this write (409 stale) instead of applying it
+    const body = { seen: Number(live.dataset.seen || 0), revision: Number(live.dataset.shown || 0), action, ...(extra || {}) };
     try {
       await Becher.api("POST", `/api/games/${gameId}/actions`, body);
       Becher.toast(W.saved);
@@ -291,7 +293,7 @@
     if (undo) {
       undo.disabled = true;
       try {
-        await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen) });
+        await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen), revision: Number(undo.dataset.revision) });
         Becher.toast(Becher.fmt(W.undone, { what: undo.dataset.what || "" }));
         Becher.announce(Becher.fmt(W.undone, { what: undo.dataset.what || "" }));
       } catch (e) {

@@ -64,7 +64,7 @@
     if (undo) {
       undo.disabled = true;
       try {
-        const res = await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen) });
+        const res = await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen), revision: Number(undo.dataset.revision) });
         const what = Becher.fmt(Becher.words.undone, { what: undo.dataset.what || (res.undone || []).map((a) => a.type).join(", ") });
         Becher.toast(what);
         Becher.announce(what);
