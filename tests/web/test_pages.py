@@ -171,7 +171,7 @@ def test_every_page_renders_for_every_game_and_language(
     owner: FlaskClient, games: dict[str, str], game: str, lang: str
 ) -> None:
     game_id = games[game]
-    for path in (f"/table/{game_id}", f"/phone/{game_id}", f"/history/{game_id}"):
+    for path in (f"/table/{game_id}", f"/phone/{game_id}", f"/history/{game_id}", f"/camera?game={game_id}"):
         r = owner.get(path, headers={"Accept-Language": lang})
         assert r.status_code == 200, path
         check_accessible(r.get_data(as_text=True), lang)
@@ -396,6 +396,7 @@ def test_every_setting_and_hand_name_of_every_game_is_in_the_catalogs() -> None:
         ("/phone/{id}/part", "phone_part.html", "web.pages.phone:PhonePage"),
         ("/history/{id}", "history.html", "web.pages.table:HistoryPage"),
         ("/rules/sheet", "rules.html", "web.pages.start:RulesPage"),
+        ("/camera?game={id}", "camera.html", "web.pages.camera:CameraPage"),
     ],
 )
 def test_each_page_gets_its_typed_context(

@@ -23,7 +23,8 @@ class JoinPage:
 
 
 def register(app: Flask) -> None:
-    """Install languages and register the ``start``, ``table`` and ``phone`` blueprints on ``app``."""
+    """Install languages and register the ``start``, ``table``, ``phone`` and camera page blueprints on ``app``."""
+    from web.pages.camera import bp as camera_bp
     from web.pages.phone import bp as phone_bp
     from web.pages.phone import install as install_phone
     from web.pages.start import bp as start_bp
@@ -36,6 +37,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(start_bp)
     app.register_blueprint(table_bp)
     app.register_blueprint(phone_bp)
+    app.register_blueprint(camera_bp)
 
     @app.errorhandler(NotMember)
     def _not_member(exc: NotMember) -> tuple[str, int]:

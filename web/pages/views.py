@@ -227,6 +227,65 @@ def photo_link(url: str | None, name: str = "") -> Markup:
     ).format(url, label, url_for("static", filename="icons/camera.svg"))
 
 
+def camera_throw(page: GamePage) -> Markup:
+    """A hidden mark in the live part naming the throw a camera proposal would be sent as: the game's own choice
+    that takes dice, of the player to move (nothing when no throw may be made now). The script never builds it."""
+    choices = [c for c in page.choices if "dice" in c.needs]
+    choice = next((c for c in choices if c.player == page.to_move), choices[0] if choices else None)
+    if choice is None:
+        return Markup("")
+    return Markup(
+        '<span hidden class="camera-throw" data-action="{}" data-needs="{}" data-count="{}" data-player="{}"></span>'
+    ).format(json.dumps(choice.action), " ".join(choice.needs), choice.dice_count, choice.player)
+
+
+def camera_words() -> dict[str, Any]:
+    """What camera.js says: the camera's states and quality issues (by their stable codes, docs/camera.md) in plain
+    words of the page's language, and the calibration and proposal messages."""
+    return {
+        "none": tr("No camera is running."),
+        "error": tr("The camera does not work: %(what)s"),
+        "profile": tr("profile %(name)s"),
+        "no_profile": tr("not calibrated"),
+        "states": {
+            "idle": tr("watching"),
+            "moving": tr("dice moving"),
+            "settling": tr("dice settling"),
+            "blocked": tr("something in the way"),
+            "waiting": tr("waiting"),
+        },
+        "issues": {
+            "dark": tr("Too dark to read the dice: turn on a light or move the camera."),
+            "bright": tr("The picture is washed out: less light, or turn the camera away from the lamp."),
+            "blurred": tr("The picture is blurred: focus the camera or keep it still."),
+            "cut": tr("A die is cut by the edge of the picture: move the camera or the dice."),
+            "mat_covered": tr("The mat is half covered: clear its markers."),
+            "mat_moved": tr("The mat has moved: check the view and save the profile again."),
+            "blocked": tr("A hand or the cup is in view; waiting until it has gone."),
+            "view_changed": tr("More than the dice changed in view: check them."),
+            "outside": tr("Dice off the mat are ignored."),
+            "count": tr("Not all dice are in view yet; waiting for the rest."),
+            "reader": tr("The dice reader failed; enter the dice by hand."),
+        },
+        "no_mat": tr("No mat found: put the printed mat under the camera with at least two of its markers in view."),
+        "no_frame": tr("The camera has sent no picture yet."),
+        "covered": tr("The mat is half covered: clear its markers."),
+        "markers": tr("%(seen)s of %(expected)s markers, %(paper)s, error %(error)s mm."),
+        "saved": tr("Profile saved: %(name)s"),
+        "on_mat": tr("mat %(paper)s"),
+        "without_mat": tr("no mat"),
+        "in_use": tr("in use"),
+        "use": tr("Use"),
+        "delete": tr("Delete"),
+        "feeding": tr("This device is now the table camera."),
+        "throw_n": tr("Throw %(n)s"),
+        "uncertain_n": tr("%(n)s uncertain: tap a die to correct it"),
+        "certain": tr("every die certain"),
+        "proposed": tr("The camera read %(dice)s."),
+        "confirmed": tr("Throw entered from the camera."),
+    }
+
+
 def client_words() -> Markup:
     """The words the scripts show (toasts, announcements), in the page's language, as JSON for a <script>."""
     words = {
@@ -250,6 +309,7 @@ def client_words() -> Markup:
         "camera_denied": tr("The camera could not be started; use the photo button."),
         "error": tr("Something went wrong; try again."),
         "action": {k: tr(v) for k, v in ACTION_WORDS.items()},
+        "camera": camera_words(),
     }
     text = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
     return Markup(text)
@@ -469,3 +529,4 @@ def install_filters(app: Flask) -> None:
     app.jinja_env.globals.update(choice_word=choice_word, status_word=status_word)
     app.jinja_env.globals["client_words"] = client_words
     app.jinja_env.globals["photo_link"] = photo_link
+    app.jinja_env.globals["camera_throw"] = camera_throw

@@ -36,8 +36,8 @@ const Becher = (() => {
     }
   }
 
-  async function api(method, path, body, isRaw) {
-    const opts = { method, headers: { "X-Becher": "1" }, credentials: "same-origin" };
+  async function api(method, path, body, isRaw, headers) {
+    const opts = { method, headers: { "X-Becher": "1", ...(headers || {}) }, credentials: "same-origin" };
     if (body !== undefined) {
       if (isRaw) {
         opts.body = body;
@@ -68,7 +68,14 @@ const Becher = (() => {
         if (state) { state.dataset.state = "live"; state.textContent = words.online; }
       });
       source.addEventListener("game", (ev) => {
-        try { onGame(JSON.parse(ev.data).game, "game"); } catch (e) { /* a broken event is ignored */ }
+        let game = null;
+        try { game = JSON.parse(ev.data).game; } catch (e) { return; /* a broken event is ignored */ }
+        try { onGame(game, "game"); } catch (e) { /* the page's own handler failed; others still hear of it */ }
+        document.dispatchEvent(new CustomEvent("becher:game", { detail: game }));
+      });
+      source.addEventListener("camera", (ev) => {
+        // a throw the table camera proposes (camera.js shows it for a one-tap confirm)
+        try { document.dispatchEvent(new CustomEvent("becher:camera", { detail: JSON.parse(ev.data) })); } catch (e) { /* ignored */ }
       });
       source.addEventListener("photo", (ev) => {
         try { onGame(JSON.parse(ev.data), "photo"); } catch (e) { /* ignored */ }

@@ -51,7 +51,10 @@
   }
 
   Becher.follow(gameId, (data, kind) => {
-    if (kind === "photo" && data) { showPhoto(data); return; }
+    if (kind === "photo" && data) {
+      if (data.device !== "camera") showPhoto(data); // the camera's own picture comes with its proposal (camera.js)
+      return;
+    }
     if (kind !== "game" || !data) return;
     if (figure) figure.hidden = true;
     if (typeof data.revision === "number" && data.revision <= revision) return;
