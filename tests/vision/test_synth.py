@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 import pytest
@@ -230,6 +232,54 @@ def test_video_of_a_throw_goes_through_its_phases() -> None:
     assert 0 < np.abs(a - b).mean() < 8
     w = render_video(4, kind="poker", n_dice=3, style=SceneStyle(noise=0.02), **kw)
     assert all(np.array_equal(f.image, g.image) for f, g in zip(v.frames, w.frames, strict=True))
+
+
+def _away_from(
+    frame_boxes: list[tuple[int, int, int, int]], shape: tuple[int, ...], reach: float, least: int = 0
+) -> np.ndarray:
+    """Pixels farther than ``reach`` box sides (and ``least`` pixels) from every box: no die, hand, shadow or blur
+    of them gets there."""
+    away = np.ones(shape[:2], bool)
+    for x0, y0, x1, y1 in frame_boxes:
+        pad = max(least, round(reach * max(x1 - x0, y1 - y0)))
+        away[max(0, y0 - pad) : y1 + pad, max(0, x0 - pad) : x1 + pad] = False
+    return away
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["pip", "poker"]), st.booleans())
+def test_the_table_stays_put_through_a_throw(seed: int, kind: str, noisy: bool) -> None:
+    # Light, white balance and lens belong to the camera, not to what lies on the table: away from the dice, the
+    # hand and their shadows, a frame after the throw shows the same table as the empty frames, up to sensor noise.
+    style = SceneStyle(die_px=14, noise=0.03 if noisy else 0.0, jpeg_quality=0)
+    kw: dict[str, Any] = {
+        "size": (320, 240),
+        "fps": 4,
+        "empty_s": 0.5,
+        "hand_s": 1.5,
+        "rolling_s": 0.5,
+        "settled_s": 0.5,
+    }
+    v = render_video(seed, kind=kind, n_dice=3, style=style, **kw)
+    empty = [f.image.astype(np.float32) for f in v.frames if f.phase == "empty"]
+    settled = v.frames[-1].image.astype(np.float32)
+    away = _away_from([d.box for d in v.settled], settled.shape, 2.0)
+    assert away.mean() > 0.2, "the test needs table to look at"
+    change = (settled - empty[0])[away]
+    floor = np.abs(empty[1] - empty[0])[away].mean()  # what sensor noise alone changes
+    assert abs(change.mean()) < 0.3
+    assert np.abs(change).mean() <= 1.1 * floor + 0.05
+    if not noisy:
+        assert floor == 0 and np.abs(change).max() <= 1
+    seen = 0
+    for f in v.frames:  # while the hand is in, the rest of the table does not move either
+        # The arm beyond the edge casts its shadow into view too: up to 0.6 hand widths, 0.18 of the short side.
+        off = _away_from([f.hand_box] if f.hand_box else [], settled.shape, 0.5, least=48)
+        if f.phase == "hand" and f.hand_box is not None and off.mean() > 0.05:
+            noise = np.abs(empty[1] - empty[0])[off].mean()
+            assert np.abs(f.image.astype(np.float32) - empty[0])[off].mean() <= 1.15 * noise + 0.05
+            seen += 1
+    assert seen
 
 
 def test_pinned_values_are_what_the_dice_show() -> None:

@@ -530,15 +530,20 @@ def compose(
     copy: bool = True,
     noise_rng: np.random.Generator | None = None,
     overlay: Callable[[np.ndarray], None] | None = None,
+    photo_rng: np.random.Generator | None = None,
 ) -> Scene:
-    """Draw ``dice`` on the setup's table and take the photo; ``overlay`` may paint over the dice (a hand)."""
+    """Draw ``dice`` on the setup's table and take the photo; ``overlay`` may paint over the dice (a hand).
+
+    ``photo_rng`` draws the camera effects (lamp gradient, white balance, motion-blur angle); a video passes a fresh
+    one with the same seed per frame, because drawing the dice consumes ``rng`` by an amount that depends on the dice,
+    and the table would otherwise change its light from frame to frame. Scenes leave it None (``rng`` is used)."""
     img = setup.table.copy() if copy else setup.table
     if setup.style.shadows and dice:
         _shadows(rng, img, setup.cam, dice, setup.light)
     labels = _draw_dice(rng, img, setup.cam, dice, setup.light, setup.ambient)
     if overlay is not None:
         overlay(img)
-    return _finish(rng, img, labels, setup.style, setup.kind, setup.seed, setup.split, noise_rng=noise_rng)
+    return _finish(photo_rng or rng, img, labels, setup.style, setup.kind, setup.seed, setup.split, noise_rng=noise_rng)
 
 
 def render(

@@ -60,9 +60,15 @@ def _hand(rng: np.random.Generator, w: int, h: int) -> tuple[np.ndarray, np.ndar
 
 
 def _draw_hand(img: np.ndarray, entry: np.ndarray, pos: np.ndarray, width: float, skin: np.ndarray) -> np.ndarray:
-    """A forearm from the edge to a fist at ``pos`` with a soft shadow; returns the drawn polygon's points."""
+    """A forearm from the edge to a fist at ``pos`` with a soft shadow; returns the drawn polygon's points.
+
+    The hand is drawn on a canvas larger than the frame, so the shadow of the arm beyond the edge falls into view
+    where it should and nothing wraps round to the opposite edge."""
     h, w = img.shape[:2]
-    mask = np.zeros((h, w), np.uint8)
+    dy, dx, sigma = round(width * 0.15), round(width * 0.1), width * 0.15
+    pad = dy + math.ceil(3 * sigma) + 1
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    entry, pos = entry + pad, pos + pad
     d = pos - entry
     ang = math.atan2(d[1], d[0])
     p0 = (round(entry[0] * 16), round(entry[1] * 16))
@@ -75,8 +81,9 @@ def _draw_hand(img: np.ndarray, entry: np.ndarray, pos: np.ndarray, width: float
         fx = pos[0] + math.cos(ang) * width * 0.55 - math.sin(ang) * off
         fy = pos[1] + math.sin(ang) * width * 0.55 + math.cos(ang) * off
         cv2.circle(mask, (round(fx), round(fy)), max(1, round(width * 0.14)), 255, -1, cv2.LINE_AA)
-    m = mask.astype(np.float32) / 255
-    shadow = cv2.GaussianBlur(np.roll(m, (round(width * 0.15), round(width * 0.1)), axis=(0, 1)), (0, 0), width * 0.15)
+    big = mask.astype(np.float32) / 255
+    shadow = cv2.GaussianBlur(big, (0, 0), sigma)[pad - dy : pad - dy + h, pad - dx : pad - dx + w]
+    mask, m = mask[pad : pad + h, pad : pad + w], big[pad : pad + h, pad : pad + w]
     img *= (1 - 0.45 * shadow)[..., None]
     shade = cv2.GaussianBlur(m, (0, 0), max(1.0, width * 0.12))  # rounder at the edges
     colour = skin[None, None, :] * (0.6 + 0.4 * shade)[..., None]
@@ -124,6 +131,10 @@ def render_video(
     frames: list[VideoFrame] = []
     fx_seed = int(rng.integers(0, 2**31))
 
+    def photo() -> np.random.Generator:
+        """The same lamp, white balance and lens in every frame, whatever dice or hand are in view."""
+        return np.random.default_rng([fx_seed, 2])
+
     def shoot(dice: list[_Die], hand_at: np.ndarray | None, phase: str, sub: list[list[_Die]] | None = None) -> None:
         idx = len(frames)
         box: list[np.ndarray] = []
@@ -137,12 +148,14 @@ def render_video(
             acc = None
             scene: Scene | None = None
             for dk in sub:
-                scene = compose(setup, dk, np.random.default_rng([fx_seed, 0]), noise_rng=noise)
+                scene = compose(setup, dk, np.random.default_rng([fx_seed, 0]), noise_rng=noise, photo_rng=photo())
                 acc = scene.image.astype(np.float32) if acc is None else acc + scene.image
             assert scene is not None and acc is not None
             image = (acc / len(sub) + 0.5).astype(np.uint8)
         else:
-            scene = compose(setup, dice, np.random.default_rng([fx_seed, 0]), noise_rng=noise, overlay=overlay)
+            scene = compose(
+                setup, dice, np.random.default_rng([fx_seed, 0]), noise_rng=noise, overlay=overlay, photo_rng=photo()
+            )
             image = scene.image
         hb = None
         if box and len(box[0]):
