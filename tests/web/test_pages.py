@@ -509,19 +509,19 @@ def test_the_photo_behind_a_score_is_linked_from_the_score_block(
         seen += 1
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
     banner = html[html.index("turn-banner") : html.index("table-body")]
-    assert f"/api/photos/{second}" in banner  # the throw on the table now
+    assert f"/photo/{second}" in banner  # the throw on the table now
     post_actions(owner, game_id, [{"type": "stand", "player": 1}], seen=seen)
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
     cells = photo_cells(html)
     # Anna's four of a kind came from the photo of her second throw; Ben's round-1 hand was tapped in
     assert len(cells) == 2, cells
-    assert f"/api/photos/{first}" in cells[0] and "Four of a kind" in cells[0]
-    assert f"/api/photos/{second}" in cells[1] and "Three of a kind" in cells[1]
+    assert f"/photo/{first}" in cells[0] and "Four of a kind" in cells[0]
+    assert f"/photo/{second}" in cells[1] and "Three of a kind" in cells[1]
     # undo the stand and the photo's throw: its link goes with them
     for n in (seen + 1, seen):
         assert owner.post(f"/api/games/{game_id}/undo", json={"seen": n}, headers=WRITE).status_code == 200
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
-    assert f"/api/photos/{second}" not in html and len(photo_cells(html)) == 1
+    assert f"/photo/{second}" not in html and len(photo_cells(html)) == 1
 
 
 def test_sheet_fields_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -542,7 +542,7 @@ def test_sheet_fields_link_the_photo_of_their_throw(owner: FlaskClient, monkeypa
     )
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
     cells = photo_cells(html)
-    assert len(cells) == 1 and f"/api/photos/{pid}" in cells[0] and "Anna" in cells[0]
+    assert len(cells) == 1 and f"/photo/{pid}" in cells[0] and "Anna" in cells[0]
 
 
 def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -555,11 +555,11 @@ def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatc
     body = {"seen": 2, "action": {"type": "throw", "player": 0, "dice": [6, 3, 1]}, "photo": pid}
     assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
-    assert f"/api/photos/{pid}" in html[html.index("turn-banner") : html.index("table-body")]
+    assert f"/photo/{pid}" in html[html.index("turn-banner") : html.index("table-body")]
     game = post_actions(owner, game_id, [{"type": "place", "player": 0, "row": 1, "value": 3}], seen=3)
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
     board = html[html.index('class="board"') : html.index("</table>")]
-    assert board.count(f"/api/photos/{pid}") == 1, board
+    assert board.count(f"/photo/{pid}") == 1, board
     assert game["state"]["actions"] == 4
 
 
@@ -691,3 +691,56 @@ def test_a_write_on_an_old_state_is_refused_after_undo_and_play_elsewhere(owner:
     # the words the page shows for it
     words = owner.get(f"/phone/{game_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
     assert '"stale": "' in words and "Someone else was quicker" not in words
+
+
+def test_the_photo_page_draws_the_reading_and_says_what_was_entered(
+    pages_app: Flask, owner: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from PIL import Image
+
+    boxes = [(10, 20, 110, 120), (150, 20, 250, 120), (290, 20, 390, 120), (430, 20, 530, 120), (570, 20, 670, 120)]
+    faces = ["3", "3", "5", "2", "6"]
+
+    def reading(data: bytes, kind: str) -> dict[str, Any]:
+        dice = [
+            {"face": f, "value": int(f), "confidence": 0.4 if i == 2 else 0.99, "box": list(b), "uncertain": i == 2}
+            for i, (f, b) in enumerate(zip(faces, boxes, strict=True))
+        ]
+        return {"kind": "pip", "dice": dice, "width": 800, "height": 400, "ms": 1.0, "warnings": []}
+
+    monkeypatch.setattr("web.photos.read_image", reading)
+    game_id = owner.post("/api/games", json={"game": "bone", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"][
+        "id"
+    ]
+    buf = io.BytesIO()
+    Image.new("RGB", (800, 400), (20, 90, 60)).save(buf, "JPEG")
+    r = owner.post(
+        f"/api/games/{game_id}/photos",
+        data={"photo": (io.BytesIO(buf.getvalue()), "dice.jpg")},
+        headers=WRITE,
+        content_type="multipart/form-data",
+    )
+    pid = r.json["photo"]["id"]
+    html = owner.get(f"/photo/{pid}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    check_accessible(html, "en")
+    assert f'src="/api/photos/{pid}"' in html and "Nothing was entered from this photo" in html
+    drawn = re.findall(r'<span class="dbox( uncertain)?" style="left:([\d.]+)%;top:([\d.]+)%', html)
+    assert len(drawn) == 5 and [bool(u) for u, _, _ in drawn] == [False, False, True, False, False]
+    assert abs(float(drawn[1][1]) - 100 * 150 / 800) < 0.01 and abs(float(drawn[1][2]) - 100 * 20 / 400) < 0.01
+    assert re.findall(r'<span class="lbl">(\w+)</span>', html) == faces
+    # the person corrected the uncertain 5 to a 4 and confirmed: the page shows what was entered, not what was read
+    body = {"seen": 0, "action": {"type": "throw", "player": 0, "dice": [3, 3, 4, 2, 6]}, "photo": pid}
+    assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
+    html = owner.get(f"/photo/{pid}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Anna threw 3 3 4 2 6" in html and 'aria-label="3 3 4 2 6"' in html and "Read: 3 3 5 2 6" in html
+    # the score block and history link this page, not the bare picture
+    assert f'href="/photo/{pid}"' in owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    history = owner.get(f"/history/{game_id}").get_data(as_text=True)
+    assert f'href="/photo/{pid}"' in history and f'src="/api/photos/{pid}"' in history
+    german = owner.get(f"/photo/{pid}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    check_accessible(german, "de")
+    # who may not see the game may not see its photo; an unknown photo is 404
+    assert pages_app.test_client().get(f"/photo/{pid}").status_code == 403
+    assert owner.get("/photo/pnothere").status_code == 404

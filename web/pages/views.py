@@ -95,7 +95,8 @@ def row_name(page: GamePage, row_id: str) -> str:
 
 @dataclass(frozen=True)
 class HistoryLine:
-    """One action of the history: its number, who, what it did in words, and the photo it was read from."""
+    """One action of the history: its number, who, what it did in words, and the photo it was read from (``photo``
+    its page, ``image`` the bare JPEG)."""
 
     n: int
     player: int | None
@@ -103,6 +104,7 @@ class HistoryLine:
     text: str
     photo: str | None
     at: str
+    image: str | None = None
 
 
 def history_lines(rows: list[JSON], page: GamePage) -> list[HistoryLine]:
@@ -120,13 +122,15 @@ def history_lines(rows: list[JSON], page: GamePage) -> list[HistoryLine]:
                 text=describe_action(action, page),
                 photo=photo_url(photo),
                 at=str(r.get("at") or ""),
+                image=f"/api/photos/{photo}" if photo else None,
             )
         )
     return out
 
 
 def photo_url(photo: object) -> str | None:
-    return f"/api/photos/{photo}" if photo else None
+    """The page of a photo (the picture with its reading drawn, and what was entered from it)."""
+    return f"/photo/{photo}" if photo else None
 
 
 def _same_dice(a: Any, b: Any) -> bool:

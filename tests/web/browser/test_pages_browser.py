@@ -83,13 +83,19 @@ def test_photo_upload_with_correction_of_one_die(
     table_follows(tablet, phone)
     expect(tablet.locator("#table-photo")).to_be_hidden()
     link = tablet.locator(".history a.photo-link")
-    expect(link).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
+    expect(link).to_have_attribute("href", f"/photo/{game['photos']['1']}")
     # the photo behind the dice on the table, from the score block's own banner
-    expect(tablet.locator(".turn-banner a.photo-link")).to_have_attribute("href", f"/api/photos/{game['photos']['1']}")
+    expect(tablet.locator(".turn-banner a.photo-link")).to_have_attribute("href", f"/photo/{game['photos']['1']}")
     phone.locator("button.choice").first.click()  # Anna stands: her hand in the block links the photo
     wait_revision(tablet, before + 2)
     expect(tablet.locator("table.score td a.photo-link")).to_have_count(1)
     screenshot(tablet, "table-photo-linked")
+    # the photo's own page: the picture with the reading drawn, and what was entered from it
+    tablet.goto(f"{server}/photo/{game['photos']['1']}")
+    expect(tablet.locator(".photo-wrap .dbox")).to_have_count(5)
+    expect(tablet.locator(".photo-wrap .dbox.uncertain")).to_have_count(1)
+    expect(tablet.locator(".entered")).to_contain_text("Anna threw 3 3 4 2 6")
+    screenshot(tablet, "photo-page")
 
 
 def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
