@@ -15,6 +15,7 @@ from typing import Any
 from companion.board_hands import ROW_DICE, RowHand, compare_reason, rank_row
 from companion.core import DICE_SETTING, Action, Option, Outcome, Rules, Setting, Setup, Standing, places, register
 from companion.dice import DiceKind, face_label, parse_die
+from companion.english import count
 from companion.errors import IllegalAction, MalformedInput
 
 __all__ = [
@@ -614,7 +615,8 @@ class BoardRules(Rules[BoardState]):
         games = len(state.games)
         return Outcome(
             (winner,),
-            f"{state.players[winner]} reached {state.target} points: {p[winner]}:{p[1 - winner]} after {games} games.",
+            f"{state.players[winner]} reached {count(state.target, 'point')}: {p[winner]}:{p[1 - winner]}"
+            f" after {count(games, 'game')}.",
         )
 
     def view(self, state: BoardState) -> dict[str, Any]:

@@ -10,6 +10,7 @@ equal totals.
 from __future__ import annotations
 
 from companion.core import DICE_SETTING, JSON, Outcome, Setting, Setup, Standing, places, register
+from companion.english import count
 from companion.hands import BONE, HandRules
 from companion.rounds import RoundRules, RoundState
 
@@ -101,12 +102,12 @@ class BoneRules(RoundRules):
         total = state.scores[leaders[0]]
         extra = sum(1 for r in state.history if r.kind == "extra")
         if len(leaders) > 1:
-            reason = f"Equal highest total of {total} points: the place is shared."
+            reason = f"Equal highest total of {count(total, 'point')}: the place is shared."
         elif extra:
             rounds = "an extra round" if extra == 1 else f"{extra} extra rounds"
             reason = f"{state.setup.players[leaders[0]]} has the best hand of {rounds} for equal totals."
         else:
-            reason = f"Highest total after {len(state.history)} rounds: {total} points."
+            reason = f"Highest total after {count(len(state.history), 'round')}: {count(total, 'point')}."
         return Outcome(tuple(leaders), reason)
 
     def view(self, state: RoundState) -> JSON:

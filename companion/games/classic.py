@@ -33,6 +33,7 @@ from companion.core import (
     register,
 )
 from companion.dice import DiceKind, faces
+from companion.english import count
 from companion.errors import IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate, parse_points_table
 from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat, check_whole
@@ -227,12 +228,13 @@ def _strike_outcome(setup: Setup, strikes: Sequence[int], out: Sequence[int]) ->
     limit = int(setup.get("strike_limit"))
     if len(active) == 1:
         return Outcome(
-            (active[0],), f"{setup.players[active[0]]} is the last player left; the others have {limit} strikes."
+            (active[0],),
+            f"{setup.players[active[0]]} is the last player left; the others have {count(limit, 'strike')}.",
         )
     fewest = min(strikes[p] for p in active)
     winners = tuple(p for p in active if strikes[p] == fewest)
     loser = setup.players[out[-1]]
-    return Outcome(winners, f"{loser} has {limit} strikes and loses; the fewest strikes win.")
+    return Outcome(winners, f"{loser} has {count(limit, 'strike')} and loses; the fewest strikes win.")
 
 
 def _next_active(start: int, seats: int, out: Sequence[int]) -> int:
@@ -364,7 +366,7 @@ class ClassicRounds(RoundRules):
         top = max(state.scores)
         winners = tuple(p for p in range(state.seats) if state.scores[p] == top)
         shared = " (shared)" if len(winners) > 1 else ""
-        return Outcome(winners, f"Highest total after {state.number} rounds: {top} points{shared}.")
+        return Outcome(winners, f"Highest total after {count(state.number, 'round')}: {count(top, 'point')}{shared}.")
 
     def view(self, state: RoundState) -> JSON:
         setup = state.setup

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from companion.core import DICE_SETTING, JSON, Outcome, Setting, Setup, Standing, places, register
+from companion.english import count
 from companion.hands import POKERDICE, HandRank, HandRules
 from companion.rounds import RoundRules, RoundState
 
@@ -80,7 +81,8 @@ class PokerDiceRules(RoundRules):
             return None
         winner = max(range(state.seats), key=lambda p: state.scores[p])
         return Outcome(
-            (winner,), f"{state.setup.players[winner]} is the first to {state.setup.get('wins')} round wins."
+            (winner,),
+            f"{state.setup.players[winner]} is the first to {count(int(state.setup.get('wins')), 'round win')}.",
         )
 
     def view(self, state: RoundState) -> JSON:

@@ -27,6 +27,7 @@ from companion.core import (
     register,
 )
 from companion.dice import faces
+from companion.english import count
 from companion.errors import IllegalAction, MalformedInput
 from companion.sheet_rows import ROWS, Effect, Result, Row, effect, row_by_id
 from companion.turns import DICE, Throw, Turn
@@ -581,7 +582,7 @@ def _option_label(result: Effect, column: int, lost: str) -> str:
                 why = f"it needs {result.needs} from the reserve, which holds {result.reserve_after}"
             return f"{where}: zero (-{ZERO_PENALTY} at the end): {why}"
         case Result.POINTS:
-            return f"{where}: {result.points} points" + (", doubled" if result.doubled else "")
+            return f"{where}: {count(result.points, 'point')}" + (", doubled" if result.doubled else "")
         case Result.STRUCK:
             return f"{where}: not made, the entry is a strike; {lost}"
     raise AssertionError(result.result)  # pragma: no cover
