@@ -48,12 +48,15 @@ class Classifier:
         self.det_threshold = float(meta.get("det_threshold", "0.25"))
         self.input = self.sess.get_inputs()[0].name
 
-    def logits(self, bgr: np.ndarray, c: Candidates) -> np.ndarray:
+    def logits(self, bgr: np.ndarray, c: Candidates, turns: int = 1) -> np.ndarray:
+        """Logits averaged over ``turns`` quarter turns of each crop: a die reads the same turned, noise does not."""
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         x = to_input(crop_dice(bgr, c, self.size, self.context))
-        out: np.ndarray = self.sess.run(None, {self.input: x})[0]
-        return out
+        batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)]) if turns > 1 else x
+        out = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(batch)})[0])
+        mean: np.ndarray = out.reshape(max(turns, 1), len(c), -1).mean(axis=0)
+        return mean
 
 
 def kind_probs(logits: np.ndarray, kind: str, temperature: float) -> np.ndarray:

@@ -45,10 +45,10 @@ class Detector:
         self.long_side = int(meta.get("long_side", "320"))
         self.input = self.sess.get_inputs()[0].name
 
-    def preprocess(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
+    def preprocess(self, bgr: np.ndarray, long_side: int | None = None) -> tuple[np.ndarray, float]:
         """Resize the long side to ``long_side`` and pad to a multiple of 32; returns tensor and input/image scale."""
         h, w = bgr.shape[:2]
-        f = self.long_side / max(h, w)
+        f = (long_side or self.long_side) / max(h, w)
         nw, nh = max(1, round(w * f)), max(1, round(h * f))
         small = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
         pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
@@ -73,9 +73,22 @@ class Detector:
         c = Candidates(np.stack([cx, cy], 1).astype(np.float32), sides.astype(np.float32), scores.astype(np.float32))
         return suppress(c.select(inside))
 
-    def detect(self, bgr: np.ndarray, threshold: float = 0.25) -> Candidates:
-        tensor, f = self.preprocess(bgr)
+    def detect(self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None) -> Candidates:
+        tensor, f = self.preprocess(bgr, long_side)
         return self.postprocess(self.infer(tensor), f, bgr.shape[:2], threshold)
+
+    def detect_multiscale(self, bgr: np.ndarray, threshold: float = 0.25, small: float = 22.0) -> Candidates:
+        """Detect; when the dice found are tiny at the net's scale (far away, many), look again at twice the scale.
+
+        The net sees a die well from about 16 to 150 input pixels; a second look costs four times the first, so it
+        is only taken when the first one says the dice are small.
+        """
+        c = self.detect(bgr, threshold)
+        f = self.long_side / max(bgr.shape[:2])
+        if len(c) == 0 or float(np.median(c.sides)) * f >= small:
+            return c
+        fine = self.detect(bgr, threshold, self.long_side * 2)
+        return fine if len(fine) >= len(c) else c
 
 
 def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:

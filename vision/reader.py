@@ -48,7 +48,7 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        c = self.detector.detect(bgr, self.classifier.det_threshold)
+        c = self.detector.detect_multiscale(bgr, self.classifier.det_threshold)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c

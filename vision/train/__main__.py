@@ -82,6 +82,26 @@ def match(s: Sample, centres: np.ndarray) -> np.ndarray:
     return out
 
 
+def hard_negatives(out_dir: Path, train: list[Sample]) -> list[cls_train.Patch]:
+    """What the trained detector finds on training images where no die is labelled (keyboard keys, plugs, labels).
+
+    A die the labels missed would be taught as background too; the sets' READMEs say those are rare.
+    """
+    from vision.detect import Detector
+
+    det = Detector(out_dir / DETECTOR_FILE)
+    out = []
+    for s in train:
+        c = det.detect(s.img, 0.2)
+        lab = match(s, c.centres)
+        for k in np.nonzero(lab == BACKGROUND)[0]:
+            if len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any():
+                continue  # a second peak on a labelled die: already taught by the off-centre crops
+            (cx, cy), side = c.centres[k], float(c.sides[k])
+            out.append(cls_train.Patch(cls_train.patch_at(s.img, float(cx), float(cy), side), BACKGROUND, 1.0))
+    return out
+
+
 def calibrate(out_dir: Path, val: list[Sample]) -> dict[str, Any]:
     reader = DiceReader(out_dir)
     rows = []  # per candidate: image idx, kind, score, logits, label
@@ -166,10 +186,11 @@ def main() -> None:
     ap.add_argument("--det-iters", type=int, default=2000)
     ap.add_argument("--det-crop", type=int, default=160, help="detector training patch side (px)")
     ap.add_argument("--det-batch", type=int, default=12)
-    ap.add_argument("--cls-epochs", type=int, default=14)
+    ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=300, help="rendered poker scenes, half as many pip (0: photos only)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")
+    ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
     args = ap.parse_args()
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
@@ -185,7 +206,7 @@ def main() -> None:
         val += synth_samples(max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"))
     print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    if not args.calibrate_only:
+    if not args.calibrate_only and not args.keep_detector:
         det = det_train.train(train, args.det_iters, args.seed, batch=args.det_batch, out=args.det_crop)
         export(
             det_train.Exportable(det),
@@ -202,8 +223,11 @@ def main() -> None:
                 "seed": args.seed,
             },
         )
+    if not args.calibrate_only:
         patches = cls_train.patches_from(train, rng)
-        print(f"{len(patches)} classifier patches", flush=True)
+        hard = hard_negatives(args.out, train)
+        print(f"{len(patches)} classifier patches, {len(hard)} of them the detector's false alarms", flush=True)
+        patches += hard
         net = cls_train.train(patches, args.cls_epochs, args.seed)
         export(
             net,

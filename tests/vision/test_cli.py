@@ -1,0 +1,57 @@
+"""``becher read``: one JSON line per image, an error line and a non-zero exit for what cannot be read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tests.vision.drawing import scene
+from web.cli import main
+
+
+def _write(path: Path, values: list[int], seed: int) -> Path:
+    img, _ = scene(values, side=64, seed=seed)
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def test_read_json_gives_one_line_per_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _write(tmp_path / "a.png", [1, 3, 6], 1)
+    b = _write(tmp_path / "b.jpg", [2, 2, 5, 4], 2)
+    code = main(["read", str(a), str(b), "--kind", "pip", "--json"])
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert [x["image"] for x in lines] == [str(a), str(b)]
+    assert sorted(d["face"] for d in lines[0]["dice"]) == ["1", "3", "6"]
+    assert sorted(d["value"] for d in lines[1]["dice"]) == [2, 2, 4, 5]
+    for line in lines:
+        assert line["kind"] == "pip" and line["ms"] >= 0
+        for d in line["dice"]:
+            assert set(d) >= {"face", "value", "confidence", "box", "uncertain"}
+            assert len(d["box"]) == 4
+
+
+def test_unreadable_images_give_error_lines_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _write(tmp_path / "good.png", [4], 3)
+    text = tmp_path / "notes.txt"
+    text.write_text("six, six, six")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.jpg"
+    code = main(["read", str(text), str(good), str(empty), str(missing), "--json"])
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    assert [x["image"] for x in lines] == [str(text), str(good), str(empty), str(missing)]
+    assert [("error" in x) for x in lines] == [True, False, True, True]
+    assert "empty" in lines[2]["error"] and "missing.jpg" in lines[3]["error"]
+    assert [d["face"] for d in lines[1]["dice"]] == ["4"]
+
+
+def test_plain_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _write(tmp_path / "a.png", [5, 6], 4)
+    assert main(["read", str(a), "--kind", "pip"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{a}: pip: ") and "5" in out and "6" in out

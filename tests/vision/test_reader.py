@@ -1,0 +1,93 @@
+"""The whole reader with the bundled models, on dice the tests draw or render, and on bad input."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.drawing import scene, table
+from vision.reader import DiceReader, get_reader
+from vision.reading import ImageError
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return get_reader()
+
+
+def _agree(read: list[str], truth: list[str]) -> int:
+    return sum((Counter(read) & Counter(truth)).values())
+
+
+def test_reads_drawn_pip_dice(reader: DiceReader) -> None:
+    # The exact accuracy is the benchmark's business (models/MODEL_CARD.md); here: every die found, most read right.
+    img, centres = scene([1, 2, 3, 4, 5, 6], side=64, seed=3)
+    r = reader.read_array(img, kind="pip")
+    assert r.kind == "pip"
+    assert len(r.dice) >= 5
+    assert _agree([d.face for d in r.dice], ["1", "2", "3", "4", "5", "6"]) >= 4
+    for d in r.dice:
+        assert 0.0 <= d.confidence <= 1.0
+        x0, y0, x1, y1 = d.box
+        assert any(x0 <= cx <= x1 and y0 <= cy <= y1 for cx, cy in centres)
+
+
+def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
+    img, _ = scene([2, 5, 6], side=70, seed=4)
+    assert reader.read_array(img).kind == "pip"
+
+
+def test_rendered_poker_dice_are_read_as_poker(reader: DiceReader) -> None:
+    synth = pytest.importorskip("vision.synth")
+    sc = synth.render_scene(11, kind="poker", n_dice=5, split="test")
+    r = reader.read_array(sc.image)
+    assert r.kind == "poker"
+    assert len(r.dice) == len(sc.dice)
+    assert _agree([d.face for d in r.dice], [d.face for d in sc.dice]) >= 3
+
+
+def test_boxes_are_in_pixels_of_the_stored_image(reader: DiceReader) -> None:
+    img, centres = scene([3, 4], side=60, seed=5)
+    big = cv2.resize(img, (img.shape[1] * 4, img.shape[0] * 4), interpolation=cv2.INTER_CUBIC)
+    r = reader.read_bytes(cv2.imencode(".jpg", big)[1].tobytes(), kind="pip")
+    assert (r.width, r.height) == (2560, 1920)
+    assert len(r.dice) == 2
+    for d in r.dice:
+        cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+        assert min(np.hypot(cx - 4 * x, cy - 4 * y) for x, y in centres) < 4 * 60 / 2
+
+
+def test_an_empty_table_has_no_dice(reader: DiceReader) -> None:
+    assert reader.read_array(table(640, 480, seed=9)).dice == ()
+
+
+@pytest.mark.parametrize("data", [b"", b"not an image at all", b"\x89PNG\r\n\x1a\n" + b"\0" * 30])
+def test_bad_bytes_raise_image_error(reader: DiceReader, data: bytes) -> None:
+    with pytest.raises(ImageError):
+        reader.read_bytes(data)
+
+
+@pytest.mark.parametrize(
+    "frame", [np.zeros((10, 10), np.uint8), np.zeros((40, 40, 3), np.float32), np.zeros((4, 400, 3), np.uint8)]
+)
+def test_bad_frames_raise_image_error(reader: DiceReader, frame: np.ndarray) -> None:
+    with pytest.raises(ImageError):
+        reader.read_array(frame)
+
+
+def test_unknown_kind_is_refused(reader: DiceReader) -> None:
+    with pytest.raises(ValueError, match="kind"):
+        reader.read_array(table(64, 64), kind="cards")
+
+
+def test_reader_is_loaded_once() -> None:
+    assert get_reader() is get_reader()
+
+
+def test_missing_models_say_how_to_get_them(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"vision\.train"):
+        DiceReader(str(tmp_path))
