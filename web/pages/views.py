@@ -287,6 +287,7 @@ def camera_words() -> dict[str, Any]:
         "certain": tr("every die certain"),
         "proposed": tr("The camera read %(dice)s."),
         "confirmed": tr("Throw entered from the camera."),
+        "other_game": tr("the camera follows another game"),
     }
 
 

@@ -126,6 +126,15 @@ def test_a_camera_proposal_is_corrected_and_confirmed_into_the_game(
     game = phone.request.get(f"{base}/api/games/{game_id}").json()["game"]
     assert game["state"]["to_move"] == 1 and sorted(game["state"]["view"]["turn"]["dice"]) == [1, 3, 4, 5, 5]
     assert game["photos"]["3"] == camera(phone, base)["proposal"]["photo"]
+    # another table takes the camera for its game: this one does not take it back by itself, but offers to
+    other = tablet.request.post(f"{base}/api/games", data={"game": "bone", "players": ["C", "D"]}, headers=WRITE)
+    tablet.request.post(f"{base}/api/camera/watch", data={"game": other.json()["game"]["id"]}, headers=WRITE)
+    expect(tablet.locator("#cam-take")).to_be_visible()
+    assert camera(tablet, base)["game"] != game_id
+    tablet.click("#cam-take")
+    tablet.wait_for_function(
+        "id => fetch('/api/camera').then(r => r.json()).then(j => j.camera.game === id)", arg=game_id
+    )
     # the calibration page shows the same camera and says there is no mat in view
     tablet.goto(f"{base}/camera?game={game_id}")
     expect(tablet.locator("#cam-preview")).to_be_visible()

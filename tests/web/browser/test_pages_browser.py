@@ -96,6 +96,7 @@ def test_photo_upload_with_correction_of_one_die(
     expect(tablet.locator(".photo-wrap .dbox.uncertain")).to_have_count(1)
     expect(tablet.locator(".entered")).to_contain_text("Anna threw 3 3 4 2 6")
     screenshot(tablet, "photo-page")
+    check_page(tablet, "photo")
 
 
 def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
@@ -255,6 +256,8 @@ def test_accessibility_of_each_page(server: str, tablet: Any, phone: Any, theme:
     check_page(phone, f"phone ({theme})")
     tablet.goto(f"{server}/history/{game_id}")
     check_page(tablet, f"history ({theme})")
+    tablet.goto(f"{server}/camera?game={game_id}")
+    check_page(tablet, f"camera ({theme})")
     if theme != "light":
         tablet.goto(f"{server}/table/{game_id}")
         screenshot(tablet, f"sheet-table-{theme}")

@@ -235,7 +235,11 @@
     const key = "becher_cam_auto";
     auto.checked = localStorage.getItem(key) === "1";
     let lastFrames = 0;
+    let lastSeen = 0;
     let mover = null;
+    let asked = false;
+    const take = $("cam-take");
+    take.addEventListener("click", () => { watch(); take.hidden = true; });
 
     async function watch() {
       try {
@@ -244,13 +248,18 @@
       } catch (e) { Becher.toast(Becher.describeError(e), true); }
     }
     function show(cam) {
-      const active = cam.running || feeding || cam.frames > lastFrames;
+      if (cam.frames > lastFrames) lastSeen = Date.now();
       lastFrames = cam.frames;
+      const active = cam.running || feeding || Date.now() - lastSeen < 10000; // frames came in the last 10 s
       panel.classList.toggle("active", !!active);
       $("cam-state").textContent = stateText(cam);
       showIssues($("cam-issues"), active ? cam.issues : []);
       if (active) refresh();
-      if (active && cam.game !== gameId) watch();
+      // watch this game once by itself; if another table took the camera since, offer to take it back (two tables
+      // of different games would otherwise take it from each other every second)
+      if (active && cam.game !== gameId && !asked) { asked = true; watch(); }
+      take.hidden = !(active && cam.game && cam.game !== gameId);
+      if (!take.hidden) $("cam-state").textContent += ` · ${C.other_game}`;
     }
     async function poll() {
       try { show(await status()); } catch (e) { /* next time */ }
