@@ -186,7 +186,7 @@ def main() -> None:
     ap.add_argument("--det-iters", type=int, default=2000)
     ap.add_argument("--det-crop", type=int, default=160, help="detector training patch side (px)")
     ap.add_argument("--det-batch", type=int, default=12)
-    ap.add_argument("--cls-epochs", type=int, default=24)
+    ap.add_argument("--cls-epochs", type=int, default=30)
     ap.add_argument("--synth", type=int, default=300, help="rendered poker scenes, half as many pip (0: photos only)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")

@@ -16,7 +16,7 @@ from vision.train.augment import colour, perspective_jitter, similarity
 from vision.train.data import BACKGROUND, FACES, Sample
 from vision.train.models import Classifier
 
-CROP = 40  # classifier input side
+CROP = 48  # classifier input side
 CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
 PATCH_DIE = 48  # die side inside a stored patch
 PATCH = 160
