@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from companion.core import JSON, Action, Option, Rules, Setup
@@ -39,11 +39,13 @@ THROWS = 3
 
 @dataclass(frozen=True)
 class Hand:
-    """A hand that stood: whose, the five dice, and how many throws it took."""
+    """A hand that stood: whose, the five dice, how many throws it took, and the log index of the throw whose dice
+    it shows (so a page can link the photo that throw was read from)."""
 
     player: int
     dice: tuple[int, ...]
     throws: int
+    action: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class RoundState:
     out: tuple[int, ...] = ()
     history: tuple[RoundResult, ...] = ()
     over: bool = False
+    played: int = field(default=0, compare=False)  # actions applied so far: the log index of the next one
+    thrown: int | None = field(default=None, compare=False)  # log index of the current turn's last throw
 
     @property
     def seats(self) -> int:
@@ -283,10 +287,13 @@ class RoundRules(Rules[RoundState]):
 
     def apply(self, state: RoundState, action: Action) -> RoundState:
         assert state.turn is not None
+        index = state.played
+        state = dataclasses.replace(state, played=index + 1)
         if isinstance(action, Throw):
             limit = self.max_throws(state)
+            assert state.turn is not None
             turn = state.turn.after_throw(action, self.held_fixed(state.setup))
-            state = dataclasses.replace(state, turn=turn)
+            state = dataclasses.replace(state, turn=turn, thrown=index)
             # The last allowed throw locks the hand in: standing is the only choice left, so it is implied.
             return self._stand(state) if turn.throws >= limit else state
         if isinstance(action, Stand):
@@ -295,9 +302,9 @@ class RoundRules(Rules[RoundState]):
 
     def _stand(self, state: RoundState) -> RoundState:
         assert state.turn is not None
-        hand = Hand(state.turn.player, state.turn.dice, state.turn.throws)
+        hand = Hand(state.turn.player, state.turn.dice, state.turn.throws, state.thrown)
         stage = dataclasses.replace(state.stage, hands=(*state.stage.hands, hand))
-        state = self.after_hand(dataclasses.replace(state, stage=stage, turn=None), hand)
+        state = self.after_hand(dataclasses.replace(state, stage=stage, turn=None, thrown=None), hand)
         if stage.complete:
             return self.settle(state)
         nxt = stage.next_player
@@ -360,6 +367,7 @@ class RoundRules(Rules[RoundState]):
             "dice": list(hand.dice),
             "faces": faces(hand.dice, state.setup.dice_kind),
             "throws": hand.throws,
+            "action": hand.action,
             **rank.to_json(),
             "points": self.points_of(rank),
         }
@@ -383,6 +391,7 @@ class RoundRules(Rules[RoundState]):
                 "held": list(t.held),
                 "fixed": list(t.fixed),
                 "throws": t.throws,
+                "action": state.thrown if t.started else None,
                 "max_throws": self.max_throws(state),
                 "hand": {**self.rank(state.setup, t.dice).to_json()} if t.started else None,
             }

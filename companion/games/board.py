@@ -9,7 +9,7 @@ by it (rule 4).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.board_hands import ROW_DICE, RowHand, compare_reason, rank_row
@@ -98,6 +98,7 @@ class Placement:
     row: int
     slot: int
     side: int
+    action: int | None = field(default=None, compare=False)  # log index of the throw the die came from
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -119,6 +120,7 @@ class Game:
     starter: int
     throws: tuple[tuple[int, ...], ...] = ()
     placements: tuple[Placement, ...] = ()
+    thrown_at: tuple[int, ...] = field(default=(), compare=False)  # log index of each throw
 
     @property
     def complete(self) -> bool:
@@ -178,6 +180,7 @@ class BoardState:
     first_starter: int | None = None
     chosen: bool = False
     games: tuple[Game, ...] = ()
+    played: int = field(default=0, compare=False)  # actions applied so far: the log index of the next one
 
 
 @dataclass(frozen=True)
@@ -472,6 +475,8 @@ class BoardRules(Rules[BoardState]):
 
     # -- apply
     def apply(self, state: BoardState, action: Action) -> BoardState:
+        index = state.played
+        state = replace(state, played=index + 1)
         if isinstance(action, RollOff):
             return self._apply_roll_off(state, action)
         if isinstance(action, ChooseStarter):
@@ -481,14 +486,16 @@ class BoardRules(Rules[BoardState]):
             if games[-1].complete:
                 games = (*games, Game(games[-1].number + 1, next_thrower(state)))
             game = games[-1]
-            return replace(state, games=(*games[:-1], replace(game, throws=(*game.throws, action.dice))))
+            game = replace(game, throws=(*game.throws, action.dice), thrown_at=(*game.thrown_at, index))
+            return replace(state, games=(*games[:-1], game))
         if isinstance(action, Place):
             game = state.games[-1]
             die = self._resolve_die(state.kind, game, action)
             side = action.player if action.side is None else action.side
             slot = action.slot if action.slot is not None else game.free_slots(action.row, side)[0]
+            thrown = game.thrown_at[-1] if game.thrown_at else None
             placement = Placement(
-                len(game.placements) + 1, action.player, die, game.current_throw[die], action.row, slot, side
+                len(game.placements) + 1, action.player, die, game.current_throw[die], action.row, slot, side, thrown
             )
             return replace(state, games=(*state.games[:-1], replace(game, placements=(*game.placements, placement))))
         raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")  # pragma: no cover
@@ -630,7 +637,9 @@ class BoardRules(Rules[BoardState]):
                 fields: list[dict[str, Any] | None] = []
                 for slot in range(ROW_DICE):
                     p = game.field(row, side, slot) if game else None
-                    fields.append(None if p is None else {**p.to_json(), "face": face_label(p.value, kind)})
+                    fields.append(
+                        None if p is None else {**p.to_json(), "face": face_label(p.value, kind), "action": p.action}
+                    )
                 values = [p.value for p in game.side_placements(row, side)] if game else []
                 sides.append(
                     {
@@ -652,6 +661,7 @@ class BoardRules(Rules[BoardState]):
                 "faces": [face_label(v, kind) for v in game.current_throw],
                 "placed": [i in placed for i in range(THROW_DICE)],
                 "left": [i for i in range(THROW_DICE) if i not in placed],
+                "action": game.thrown_at[-1] if game.thrown_at else None,
             }
         games = []
         for g in state.games:
@@ -676,7 +686,7 @@ class BoardRules(Rules[BoardState]):
             "next_game_starter": next_thrower(state) if game is not None and game.complete and step != "over" else None,
             "rows": rows,
             "throw": throw,
-            "placements": [p.to_json() for p in game.placements] if game else [],
+            "placements": [{**p.to_json(), "action": p.action} for p in game.placements] if game else [],
             "games": games,
             "points": list(match_points(state)),
             "target": state.target,

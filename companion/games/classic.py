@@ -410,6 +410,7 @@ class Sequence_:
     revealed: tuple[int, ...] | None
     loser: int
     strikes: int
+    action: int | None = dataclasses.field(default=None, compare=False)  # log index of the reveal
 
 
 @dataclass(frozen=True)
@@ -428,6 +429,7 @@ class BluffState:
     out: tuple[int, ...] = ()
     history: tuple[Sequence_, ...] = ()
     over: bool = False
+    played: int = dataclasses.field(default=0, compare=False)  # actions applied so far: the next one's log index
 
     @property
     def seats(self) -> int:
@@ -535,6 +537,8 @@ class ClassicBluff(Rules[BluffState]):
         return f"{who} lifted the cup: enter the five dice under it ({names[last.player]} claimed {claim})."
 
     def apply(self, state: BluffState, action: Action) -> BluffState:
+        index = state.played
+        state = dataclasses.replace(state, played=index + 1)
         if isinstance(action, Announce):
             claim = Claim(action.player, action.dice, state.believed, state.rethrew)
             return dataclasses.replace(
@@ -558,13 +562,21 @@ class ClassicBluff(Rules[BluffState]):
         good = self.rank(state.setup, action.dice) >= self.rank(state.setup, last.dice)
         loser = action.player if good else last.player
         strikes = 2 if self.is_top(state.setup, last.dice) else 1
-        return self._end(state, "doubt", action.dice, loser, strikes)
+        return self._end(state, "doubt", action.dice, loser, strikes, index)
 
-    def _end(self, state: BluffState, end: str, revealed: tuple[int, ...] | None, loser: int, n: int) -> BluffState:
+    def _end(
+        self,
+        state: BluffState,
+        end: str,
+        revealed: tuple[int, ...] | None,
+        loser: int,
+        n: int,
+        reveal: int | None = None,
+    ) -> BluffState:
         limit = int(state.setup.get("strike_limit"))
         strikes = list(state.strikes)
         strikes[loser] = min(limit, strikes[loser] + n)
-        seq = Sequence_(state.number, state.starter, state.claims, end, state.player, revealed, loser, n)
+        seq = Sequence_(state.number, state.starter, state.claims, end, state.player, revealed, loser, n, reveal)
         out = (*state.out, loser) if strikes[loser] >= limit else state.out
         over = len(out) > len(state.out) and (bool(state.setup.get("end_at_first_out")) or state.seats - len(out) <= 1)
         starter = loser if over else _next_active(loser, state.seats, out)
@@ -578,6 +590,7 @@ class ClassicBluff(Rules[BluffState]):
             out=out,
             history=(*state.history, seq),
             over=over,
+            played=state.played,
         )
 
     # -- answers
@@ -656,6 +669,7 @@ class ClassicBluff(Rules[BluffState]):
                 revealed = {
                     "dice": list(seq.revealed),
                     "faces": faces(seq.revealed, state.setup.dice_kind),
+                    "action": seq.action,
                     **self.rank(state.setup, seq.revealed).to_json(),
                 }
             history.append(

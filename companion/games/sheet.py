@@ -10,7 +10,7 @@ throws and give the final dice in the ``enter`` action, saying whether they were
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.core import (
@@ -91,6 +91,7 @@ class Field:
     reserve: int | None = None
     entry: int = 0
     not_made: bool = False
+    action: int | None = field(default=None, compare=False)  # log index of the throw (or entry) its dice came from
 
     @property
     def struck(self) -> bool:
@@ -148,6 +149,8 @@ class SheetState:
     entries: int = 0
     won: tuple[tuple[str, int, int], ...] = ()  # (bonus id, owner, value), in the order they were won
     last_entry_by: int | None = None
+    played: int = field(default=0, compare=False)  # actions applied so far: the log index of the next one
+    thrown: int | None = field(default=None, compare=False)  # log index of the current turn's last throw
 
     @property
     def columns(self) -> int:
@@ -408,18 +411,23 @@ class SheetRules(Rules[SheetState]):
 
     # -- applying
     def apply(self, state: SheetState, action: Action) -> SheetState:
+        at = state.played
         if isinstance(action, Throw):
-            return replace(state, turn=state.turn.after_throw(action))
+            return replace(state, turn=state.turn.after_throw(action), played=at + 1, thrown=at)
+        # The dice come from the turn's last recorded throw, or were tapped in with this entry.
+        source = state.thrown if state.turn.started else (at if isinstance(action, Enter) else None)
         player = action.player
         sheet = state.sheets[player]
         if isinstance(action, Enter):
             row = row_by_id(action.row)
             dice, all_five, throw = self._entry_throw(state, action)
             result = effect(row, dice, self.doubles(state.setup, all_five, throw), sheet.reserve)
-            cell = _cell(result, dice, all_five, state.entries)
+            cell = replace(_cell(result, dice, all_five, state.entries), action=source)
         elif isinstance(action, Strike):
             row = row_by_id(action.row)
-            cell = Field(Result.STRUCK, dice=state.turn.dice, all_five=state.turn.all_five, entry=state.entries)
+            cell = Field(
+                Result.STRUCK, dice=state.turn.dice, all_five=state.turn.all_five, entry=state.entries, action=source
+            )
         else:  # pragma: no cover - verify refused it
             raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
         index = _row_index(row)
@@ -436,7 +444,7 @@ class SheetRules(Rules[SheetState]):
                 if value is not None:
                     won.append((bonus.id, player, value))
         next_player = (player + 1) % len(state.setup.players)
-        return SheetState(state.setup, sheets, Turn(next_player), state.entries + 1, tuple(won), player)
+        return SheetState(state.setup, sheets, Turn(next_player), state.entries + 1, tuple(won), player, played=at + 1)
 
     # -- answers
     def to_move(self, state: SheetState) -> int | None:
@@ -536,6 +544,7 @@ class SheetRules(Rules[SheetState]):
                 "faces": faces(turn.dice, kind),
                 "held": list(turn.held),
                 "all_five": turn.all_five,
+                "action": state.thrown if turn.started else None,
                 "doubled": turn.started and self.doubles(state.setup, turn.all_five, turn.throws),
             },
             "bonuses": [_bonus_json(state, b) for b in bonuses],
@@ -635,6 +644,7 @@ def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JS
             "reserve_change": 0,
             "reserve_struck": False,
             "entry": None,
+            "action": None,
         }
     return {
         "column": column,
@@ -652,6 +662,7 @@ def _field_json(cell: Field | None, latest_entry: int | None, column: int) -> JS
         "reserve_change": cell.reserve_change,
         "reserve_struck": cell.reserve is not None and cell.entry != latest_entry,
         "entry": cell.entry,
+        "action": cell.action,
     }
 
 

@@ -477,9 +477,10 @@ def test_board_view_shows_throw_dice_left_and_placement_order() -> None:
         "faces": ["2", "6", "2"],
         "placed": [False, True, False],
         "left": [0, 2],
+        "action": len(log) - 2,  # the throw, just before the placement
     }
     cell = v["rows"][2]["sides"][1]["fields"][1]
-    assert (cell["value"], cell["order"], cell["by"]) == (6, 1, 1)
+    assert (cell["value"], cell["order"], cell["by"], cell["action"]) == (6, 1, 1, len(log) - 2)
     assert (v["phase"], v["to_move"], v["game"], v["game_starter"]) == ("place", 0, 1, 1)
 
 

@@ -472,6 +472,7 @@ def test_sheet_view_is_json_with_turn_and_bonus_marks() -> None:
         "faces": ["5", "5", "5", "5", "2"],
         "held": [],
         "all_five": True,
+        "action": 0,  # the throw is the log's first action
         "doubled": True,
     }
     assert [b["id"] for b in view["bonuses"]][-3:] == ["column:1", "column:2", "column:3"]
