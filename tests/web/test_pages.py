@@ -524,6 +524,86 @@ def test_the_photo_behind_a_score_is_linked_from_the_score_block(
     assert f"/photo/{second}" not in html and len(photo_cells(html)) == 1
 
 
+def post_with_photos(client: FlaskClient, game_id: str, actions: list[tuple[dict[str, Any], str | None]]) -> None:
+    """Post actions in order, each with the photo it was read from (None: tapped in)."""
+    for seen, (action, photo) in enumerate(actions):
+        body: dict[str, Any] = {"seen": seen, "action": action} | ({"photo": photo} if photo else {})
+        r = client.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE)
+        assert r.status_code == 201, (action, r.json)
+
+
+def test_classic_blind_rounds_link_the_photo_of_each_unseen_throw(
+    owner: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = owner.post(
+        "/api/games",
+        json={"game": "classic", "players": ["Anna", "Ben"], "settings": {"blind_first_throw": True}},
+        headers=WRITE,
+    )
+    game_id = r.json["game"]["id"]
+    anna, ben, later = (upload_photo(owner, game_id, monkeypatch) for _ in range(3))
+    post_with_photos(
+        owner,
+        game_id,
+        [
+            ({"type": "blind", "player": 0}, None),
+            ({"type": "throw", "player": 0, "dice": [6, 6, 2, 2, 1]}, anna),  # one unseen throw each
+            ({"type": "throw", "player": 1, "dice": [5, 5, 5, 3, 1]}, ben),
+            ({"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 6]}, None),  # round 2: Anna took the strike
+            ({"type": "throw", "player": 0, "dice": [4, 4, 4, 4, 6], "held": [4]}, later),
+            ({"type": "stand", "player": 0}, None),
+        ],
+    )
+    html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    cells = photo_cells(html)
+    # after the blind round the links go on: each hand links the photo of the throw it stood on
+    assert len(cells) == 3, cells
+    assert f"/photo/{anna}" in cells[0] and "Two pairs" in cells[0]
+    assert f"/photo/{ben}" in cells[1] and "Three of a kind" in cells[1]
+    assert f"/photo/{later}" in cells[2] and "Four of a kind" in cells[2]
+
+
+def test_bluff_reveals_link_the_photo_of_the_lifted_cup(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = owner.post(
+        "/api/games", json={"game": "classic", "players": ["Anna", "Ben"], "settings": {"mode": "bluff"}}, headers=WRITE
+    )
+    game_id = r.json["game"]["id"]
+    cup = upload_photo(owner, game_id, monkeypatch)
+    post_with_photos(
+        owner,
+        game_id,
+        [
+            ({"type": "announce", "player": 0, "dice": [6, 6, 3, 3, 1]}, None),
+            ({"type": "doubt", "player": 1}, None),
+            ({"type": "reveal", "player": 1, "dice": [2, 2, 2, 1, 1]}, cup),  # better than claimed: Ben loses
+            ({"type": "announce", "player": 1, "dice": [5, 5, 1, 2, 3]}, None),
+            ({"type": "doubt", "player": 0}, None),
+            ({"type": "reveal", "player": 0, "dice": [5, 5, 4, 2, 3]}, None),  # entered by hand: no link
+        ],
+    )
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    cells = photo_cells(html)
+    assert len(cells) == 1 and f"/photo/{cup}" in cells[0], cells
+
+
+def test_sheet_fields_link_the_photo_of_a_tapped_entry(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = owner.post("/api/games", json={"game": "sheet", "players": ["Anna", "Ben"]}, headers=WRITE)
+    game_id = r.json["game"]["id"]
+    pid = upload_photo(owner, game_id, monkeypatch)
+    tapped = {"dice": [6, 6, 6, 2, 1], "all_five": True, "throw": 1}
+    post_with_photos(
+        owner,
+        game_id,
+        [
+            ({"type": "enter", "player": 0, "row": "schule_6", **tapped}, pid),  # the dice came with the entry
+            ({"type": "enter", "player": 1, "row": "schule_6", **tapped}, None),
+        ],
+    )
+    html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
+    cells = photo_cells(html)
+    assert len(cells) == 1 and f"/photo/{pid}" in cells[0] and "Anna" in cells[0]
+
+
 def test_sheet_fields_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
     r = owner.post("/api/games", json={"game": "sheet", "players": ["Anna", "Ben"]}, headers=WRITE)
     game_id = r.json["game"]["id"]

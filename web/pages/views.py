@@ -133,91 +133,50 @@ def photo_url(photo: object) -> str | None:
     return f"/photo/{photo}" if photo else None
 
 
-def _same_dice(a: Any, b: Any) -> bool:
-    return isinstance(a, list) and isinstance(b, list) and bool(a) and sorted(map(str, a)) == sorted(map(str, b))
-
-
 def score_photos(rows: list[JSON], page: GamePage) -> dict[str, str]:
     """The photo behind each score: cell key -> photo URL, for the cells whose dice came from a photo.
 
-    The store keeps the photo with the action it was confirmed as; this ties actions to the cells the score block
-    draws, by the order the game's view lists them in (each hand says how many throws it took, each sheet field
-    which entry it was, each board die its placement order). Every match is checked against the dice the cell
-    shows, and a cell that does not match gets no link, so a photo is never shown beside the wrong score.
+    The game's view names, for every hand, sheet field, placed die and revealed cup, the index in the action log of
+    the action whose dice it shows (``action``); the store keeps the photo with each action, so the link is that
+    log row's photo. A cell tapped in by hand (no photo) gets no link.
     Keys: ``h{round}.{stage}.{seat}`` (round-based hands, rounds counted from 0 in the view's order, the current
     round last), ``e{entry}`` (sheet), ``p{order}`` (board, the current game), ``r{n}`` (bluff reveals),
     ``now`` (the throw on the table now)."""
-    actions = [(r.get("action") or {}, r.get("photo")) for r in rows]
-    throws = [(a, ph) for a, ph in actions if a.get("type") == "throw"]
+    photos = [r.get("photo") for r in rows]  # the log in order: position i is action i
     out: dict[str, str] = {}
 
-    def put(key: str, photo: object) -> None:
-        url = photo_url(photo)
-        if url:
-            out[key] = url
+    def put(key: str, cell: object) -> None:
+        index = cell.get("action") if isinstance(cell, dict) else None
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(photos):
+            url = photo_url(photos[index])
+            if url:
+                out[key] = url
 
     view = page.view
     if page.game == "sheet":
-        entries = 0
-        turn: list[tuple[JSON, object]] = []
-        by_entry: dict[int, tuple[JSON, object, list[tuple[JSON, object]]]] = {}
-        for a, ph in actions:
-            if a.get("type") == "throw":
-                turn.append((a, ph))
-            elif a.get("type") in ("enter", "strike"):
-                by_entry[entries] = (a, ph, turn)
-                entries += 1
-                turn = []
         for sheet in view.get("players") or []:
             for fields in (sheet.get("rows") or {}).values():
                 for cell in fields:
-                    k = cell.get("entry")
-                    if k is None or k not in by_entry:
-                        continue
-                    a, ph, its_turn = by_entry[k]
-                    if ph and (not a.get("dice") or _same_dice(a.get("dice"), cell.get("dice"))):
-                        put(f"e{k}", ph)
-                    elif its_turn and _same_dice(its_turn[-1][0].get("dice"), cell.get("dice")):
-                        put(f"e{k}", its_turn[-1][1])
-        if turn and view.get("turn"):
-            put("now", turn[-1][1])
+                    if cell.get("entry") is not None:
+                        put(f"e{cell['entry']}", cell)
+        put("now", view.get("turn"))
     elif page.game == "board":
-        placements = view.get("placements") or []
-        throw = view.get("throw") if isinstance(view.get("throw"), dict) else None
-        count = int(throw["number"]) if throw else -(-len(placements) // 3)
-        mine = throws[-count:] if 0 < count <= len(throws) else []
-        for pl in placements:
-            t = (int(pl.get("order", 0)) - 1) // 3
-            if 0 <= t < len(mine) and pl.get("value") in (mine[t][0].get("dice") or []):
-                put(f"p{pl.get('order')}", mine[t][1])
-        if throw and mine and _same_dice(mine[-1][0].get("dice"), throw.get("dice")):
-            put("now", mine[-1][1])
+        for pl in view.get("placements") or []:
+            put(f"p{pl.get('order')}", pl)
+        put("now", view.get("throw"))
     elif view.get("mode") == "bluff":
-        reveals = [(a, ph) for a, ph in actions if a.get("type") == "reveal"]
         shown = [h for h in view.get("history") or [] if h.get("revealed")]
-        for n, (h, (a, ph)) in enumerate(zip(shown, reveals, strict=False)):
-            if _same_dice(a.get("dice"), h["revealed"].get("dice")):
-                put(f"r{n}", ph)
+        for n, h in enumerate(shown):
+            put(f"r{n}", h["revealed"])
     else:
         rounds = [r.get("stages") or [] for r in view.get("history") or []]
         if view.get("stage") and not page.outcome:
             rounds.append([*(view.get("earlier_stages") or []), view["stage"]])
-        at = 0
         for ri, stages in enumerate(rounds):
             for si, stage in enumerate(stages):
                 for hand in stage.get("hands") or []:
-                    n = int(hand.get("throws") or 0)
-                    mine_t = throws[at : at + n]
-                    at += n
-                    seat = hand.get("player")
-                    if n < 1 or len(mine_t) < n or any(a.get("player") != seat for a, _ in mine_t):
-                        return out  # the log and the view no longer line up: no more links
-                    if not _same_dice(mine_t[-1][0].get("dice"), hand.get("dice")):
-                        return out
-                    put(f"h{ri}.{si}.{seat}", mine_t[-1][1])
-        turn_now = view.get("turn") if isinstance(view.get("turn"), dict) else None
-        if turn_now and throws[at:] and _same_dice(throws[-1][0].get("dice"), turn_now.get("dice")):
-            put("now", throws[-1][1])
+                    put(f"h{ri}.{si}.{hand.get('player')}", hand)
+        put("now", view.get("turn"))
     return out
 
 
