@@ -278,14 +278,7 @@ NINE_LAYOUT = [
     (0.0, 0.0),
 ]
 TEN_LAYOUT = [
-    (-0.22, -0.3),
-    (-0.22, -0.1),
-    (-0.22, 0.1),
-    (-0.22, 0.3),
-    (0.22, -0.3),
-    (0.22, -0.1),
-    (0.22, 0.1),
-    (0.22, 0.3),
+    *NINE_LAYOUT[:8],  # the same two columns of four; the middle holds two symbols instead of one
     (0.0, -0.2),
     (0.0, 0.2),
 ]
