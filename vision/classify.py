@@ -46,6 +46,7 @@ class Classifier:
         self.temperature = float(meta.get("temperature", "1.0"))
         self.threshold = float(meta.get("threshold", "0.9"))
         self.det_threshold = float(meta.get("det_threshold", "0.25"))
+        self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int = 1) -> np.ndarray:
@@ -80,3 +81,36 @@ def choose_kind(logits: np.ndarray, weights: np.ndarray) -> str:
     pip = float((p[:, :6].sum(1) * w).sum())
     poker = float((p[:, 6:12].sum(1) * w).sum())
     return "poker" if poker > pip else "pip"
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    out: np.ndarray = np.log(q / (1 - q))
+    return out
+
+
+def confidence(face_p: np.ndarray, det_score: np.ndarray, model: list[float] | None) -> np.ndarray:
+    """The chance that a die was read right, from its face probability and its detector score.
+
+    A face can be sure on a spot that is no die (a keyboard key): the detector's score carries what the crop cannot.
+    ``model`` is a logistic fit on held-back data ([bias, face weight, detector weight]); without one, the face
+    probability alone.
+    """
+    if model is None:
+        return face_p
+    z = model[0] + model[1] * _logit(face_p) + model[2] * _logit(det_score)
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    return out
+
+
+def fit_confidence(face_p: np.ndarray, det_score: np.ndarray, right: np.ndarray, steps: int = 50) -> list[float]:
+    """Logistic regression of ``right`` on the two logits by Newton steps; a small ridge keeps it sane."""
+    x = np.stack([np.ones_like(face_p), _logit(face_p), _logit(det_score)], 1).astype(np.float64)
+    y = right.astype(np.float64)
+    w = np.array([0.0, 1.0, 0.0])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        grad = x.T @ (p - y) + 1e-3 * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + 1e-3 * np.eye(3)
+        w = w - np.linalg.solve(hess, grad)
+    return [round(float(v), 5) for v in w]

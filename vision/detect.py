@@ -77,17 +77,18 @@ class Detector:
         tensor, f = self.preprocess(bgr, long_side)
         return self.postprocess(self.infer(tensor), f, bgr.shape[:2], threshold)
 
-    def detect_multiscale(self, bgr: np.ndarray, threshold: float = 0.25, small: float = 22.0) -> Candidates:
-        """Detect; when the dice found are tiny at the net's scale (far away, many), look again at twice the scale.
+    def detect_multiscale(self, bgr: np.ndarray, threshold: float = 0.25, small: float = 30.0) -> Candidates:
+        """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
 
-        The net sees a die well from about 16 to 150 input pixels; a second look costs four times the first, so it
-        is only taken when the first one says the dice are small.
+        The net reads dice best at 20-60 input pixels; a second look costs 2.25 x the first, so it is only taken when
+        the first one says the dice are small. The trigger and factor were chosen on the train rows (rune55-small-far
+        recall 0.84 -> 0.89 there, the other sets unchanged).
         """
         c = self.detect(bgr, threshold)
         f = self.long_side / max(bgr.shape[:2])
         if len(c) == 0 or float(np.median(c.sides)) * f >= small:
             return c
-        fine = self.detect(bgr, threshold, self.long_side * 2)
+        fine = self.detect(bgr, threshold, round(self.long_side * 1.5))
         return fine if len(fine) >= len(c) else c
 
 

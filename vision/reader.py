@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, choose_kind, kind_probs
+from vision.classify import Classifier, choose_kind, confidence, kind_probs
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -60,12 +60,14 @@ class DiceReader:
             kind = choose_kind(logits, c.scores)
         p = kind_probs(logits, kind, self.classifier.temperature)
         faces = PIP_FACES if kind == "pip" else POKER_FACES
+        best_of = np.argmax(p, axis=1)
+        confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
         for k in range(len(c)):
-            best = int(np.argmax(p[k]))
+            best = int(best_of[k])
             if best == 6:  # background: not a die
                 continue
-            conf = float(p[k, best])
+            conf = float(confs[k])
             cx, cy = c.centres[k] * img.scale
             half = float(c.sides[k]) * img.scale / 2
             box = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.vision.drawing import draw_die, table
-from vision.classify import BACKGROUND, choose_kind, crop_dice, kind_probs, to_input
+from vision.classify import BACKGROUND, choose_kind, confidence, crop_dice, fit_confidence, kind_probs, to_input
 from vision.detect import Candidates, Detector, suppress
 
 
@@ -82,3 +82,60 @@ def test_choose_kind_follows_the_faces_that_carry_the_probability() -> None:
     logits[:, 2] = 9.0  # but a 3 is stronger
     assert choose_kind(logits, np.ones(3, np.float32)) == "pip"
     assert choose_kind(np.zeros((0, BACKGROUND + 1), np.float32), np.zeros(0, np.float32)) == "pip"
+
+
+class _ScriptedDetector(Detector):
+    """A detector whose single-scale answers are given per long side, to test the multiscale policy alone."""
+
+    def __init__(self, answers: dict[int, Candidates]) -> None:
+        self.stride, self.long_side, self.answers = 4, 416, answers
+        self.looks: list[int] = []
+
+    def detect(self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None) -> Candidates:
+        side = long_side or self.long_side
+        self.looks.append(side)
+        return self.answers[side]
+
+
+def _dice(n: int, side: float) -> Candidates:
+    return Candidates(
+        np.array([[40.0 * k + 20, 50.0] for k in range(n)], np.float32),
+        np.full(n, side, np.float32),
+        np.full(n, 0.9, np.float32),
+    )
+
+
+def test_multiscale_looks_again_only_when_the_dice_are_small() -> None:
+    img = np.zeros((640, 640, 3), np.uint8)  # net scale 416/640 = 0.65
+    big = _ScriptedDetector({416: _dice(3, 80.0), 624: _dice(5, 80.0)})
+    assert len(big.detect_multiscale(img)) == 3 and big.looks == [416]
+    small = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
+    assert len(small.detect_multiscale(img)) == 5 and small.looks == [416, 624]
+    # the closer look is kept only when it finds at least as many dice
+    worse = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(2, 28.0)})
+    assert len(worse.detect_multiscale(img)) == 3
+
+
+def test_confidence_without_a_fit_is_the_face_probability() -> None:
+    p = np.array([0.2, 0.9, 0.999])
+    np.testing.assert_array_equal(confidence(p, np.array([0.1, 0.5, 0.9]), None), p)
+
+
+def test_fitted_confidence_uses_the_detector_score_when_it_tells_right_from_wrong() -> None:
+    rng = np.random.default_rng(3)
+    n = 4000
+    face_p = rng.uniform(0.5, 0.999, n)
+    det = rng.uniform(0.3, 0.99, n)
+    # a weak detection is a false alarm more often, whatever the face probability says
+    right = rng.random(n) < face_p * np.where(det > 0.6, 1.0, 0.5)
+    model = fit_confidence(face_p, det, right)
+    assert model[1] > 0 and model[2] > 0
+    conf = confidence(face_p, det, model)
+    assert ((conf > 0) & (conf < 1)).all()
+    # calibrated on average, and better in log loss than the face probability alone
+    assert abs(float(conf.mean()) - float(right.mean())) < 0.02
+
+    def nll(q: np.ndarray) -> float:
+        return float(-np.mean(np.where(right, np.log(q), np.log(1 - q))))
+
+    assert nll(conf) < nll(face_p)
