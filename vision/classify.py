@@ -46,11 +46,14 @@ class Classifier:
         self.temperature = float(meta.get("temperature", "1.0"))
         self.threshold = float(meta.get("threshold", "0.9"))
         self.det_threshold = float(meta.get("det_threshold", "0.25"))
+        # quarter turns averaged per crop; chosen at calibration, a property of the model like its threshold
+        self.turns = int(meta.get("turns", "1"))
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
 
-    def logits(self, bgr: np.ndarray, c: Candidates, turns: int = 1) -> np.ndarray:
+    def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits averaged over ``turns`` quarter turns of each crop: a die reads the same turned, noise does not."""
+        turns = self.turns if turns is None else turns
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         x = to_input(crop_dice(bgr, c, self.size, self.context))

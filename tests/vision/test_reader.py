@@ -24,12 +24,11 @@ def _agree(read: list[str], truth: list[str]) -> int:
 
 
 def test_reads_drawn_pip_dice(reader: DiceReader) -> None:
-    # The exact accuracy is the benchmark's business (models/MODEL_CARD.md); here: every die found, most read right.
+    # The exact accuracy is the benchmark's business (models/MODEL_CARD.md); clear drawn dice must all be read right.
     img, centres = scene([1, 2, 3, 4, 5, 6], side=64, seed=3)
     r = reader.read_array(img, kind="pip")
     assert r.kind == "pip"
-    assert len(r.dice) >= 5
-    assert _agree([d.face for d in r.dice], ["1", "2", "3", "4", "5", "6"]) >= 4
+    assert sorted(d.face for d in r.dice) == ["1", "2", "3", "4", "5", "6"]
     for d in r.dice:
         assert 0.0 <= d.confidence <= 1.0
         x0, y0, x1, y1 = d.box
@@ -47,7 +46,7 @@ def test_rendered_poker_dice_are_read_as_poker(reader: DiceReader) -> None:
     r = reader.read_array(sc.image)
     assert r.kind == "poker"
     assert len(r.dice) == len(sc.dice)
-    assert _agree([d.face for d in r.dice], [d.face for d in sc.dice]) >= 3
+    assert _agree([d.face for d in r.dice], [d.face for d in sc.dice]) >= 4
 
 
 def test_boxes_are_in_pixels_of_the_stored_image(reader: DiceReader) -> None:

@@ -20,6 +20,7 @@ import numpy as np
 import onnx
 import torch
 
+from vision.classify import confidence, fit_confidence
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
@@ -82,10 +83,12 @@ def match(s: Sample, centres: np.ndarray) -> np.ndarray:
     return out
 
 
-def hard_negatives(out_dir: Path, train: list[Sample]) -> list[cls_train.Patch]:
-    """What the trained detector finds on training images where no die is labelled (keyboard keys, plugs, labels).
+def detector_patches(out_dir: Path, train: list[Sample]) -> list[cls_train.Patch]:
+    """The trained detector's own candidates on the training images, as the reader will crop them.
 
-    A die the labels missed would be taught as background too; the sets' READMEs say those are rare.
+    Where no die is labelled they are background (keyboard keys, plugs, labels); on a labelled die they carry its
+    face, cropped at the detector's centre and side, so the classifier learns the crops it will really get. A die the
+    labels missed would be taught as background too; the sets' READMEs say those are rare.
     """
     from vision.detect import Detector
 
@@ -94,15 +97,20 @@ def hard_negatives(out_dir: Path, train: list[Sample]) -> list[cls_train.Patch]:
     for s in train:
         c = det.detect(s.img, 0.2)
         lab = match(s, c.centres)
-        for k in np.nonzero(lab == BACKGROUND)[0]:
-            if len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any():
-                continue  # a second peak on a labelled die: already taught by the off-centre crops
+        for k in range(len(c)):
             (cx, cy), side = c.centres[k], float(c.sides[k])
-            out.append(cls_train.Patch(cls_train.patch_at(s.img, float(cx), float(cy), side), BACKGROUND, 1.0))
+            near = len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any()
+            if lab[k] == BACKGROUND and near:
+                continue  # a second peak on a labelled die: already taught by the off-centre crops
+            out.append(cls_train.Patch(cls_train.patch_at(s.img, float(cx), float(cy), side), int(lab[k]), 1.0))
     return out
 
 
-def calibrate(out_dir: Path, val: list[Sample]) -> dict[str, Any]:
+def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
+    path = out_dir / CLASSIFIER_FILE
+    proto = onnx.load(str(path))
+    set_meta(proto, {"turns": turns})  # the reader averages this many quarter turns: calibrate what it will do
+    onnx.save(proto, str(path))
     reader = DiceReader(out_dir)
     rows = []  # per candidate: image idx, kind, score, logits, label
     for n, s in enumerate(val):
@@ -151,30 +159,48 @@ def calibrate(out_dir: Path, val: list[Sample]) -> dict[str, Any]:
     det_thr = max(grid, key=lambda t: grid[t][2])
     keep = (scores >= det_thr) & (pred != 6)
     right = (pred == y)[keep]
-    c_keep = conf[keep]
-    order = np.argsort(-c_keep)
-    cum_prec = np.cumsum(right[order]) / np.arange(1, len(order) + 1)
-    threshold = 0.5
-    for k in range(len(order) - 1, -1, -1):
-        if cum_prec[k] >= 0.998:
-            threshold = float(c_keep[order[k]])
-            break
-    flagged = float((c_keep < threshold).mean()) if len(c_keep) else 0.0
-    if flagged > 0.03:
-        threshold = float(np.quantile(c_keep, 0.03))
-    unflagged = c_keep >= threshold
+    face_p, det_s = conf[keep], scores[keep]
+
+    def flag_threshold(c_keep: np.ndarray) -> tuple[float, float, float]:
+        """The loosest threshold giving 99.8 % precision on unflagged dice, capped to flag at most 3 %."""
+        order = np.argsort(-c_keep)
+        cum_prec = np.cumsum(right[order]) / np.arange(1, len(order) + 1)
+        threshold = 0.5
+        for k in range(len(order) - 1, -1, -1):
+            if cum_prec[k] >= 0.998:
+                threshold = float(c_keep[order[k]])
+                break
+        if len(c_keep) and float((c_keep < threshold).mean()) > 0.03:
+            threshold = float(np.quantile(c_keep, 0.03))
+        unflagged = c_keep >= threshold
+        flagged = float((~unflagged).mean()) if len(c_keep) else 0.0
+        precision = float(right[unflagged].mean()) if unflagged.any() else 1.0
+        return threshold, flagged, precision
+
+    # the reported confidence: face probability alone, or a fit with the detector's score when that separates better
+    model: list[float] | None = fit_confidence(face_p, det_s, right) if len(right) > 20 else None
+    plain = flag_threshold(face_p)
+    mixed = flag_threshold(confidence(face_p, det_s, model)) if model else plain
+    if model is None or mixed[2] <= plain[2]:
+        model, (threshold, flagged, unflagged_precision) = None, plain
+    else:
+        threshold, flagged, unflagged_precision = mixed
+    c_keep = confidence(face_p, det_s, model)
     result = {
         "temperature": temperature,
         "det_threshold": det_thr,
         "threshold": round(threshold, 4),
+        "conf_model": json.dumps(model) if model else "",
         "val_images": len(val),
         "val_precision_recall_f1": [round(v, 4) for v in grid[det_thr]],
-        "val_flagged": round(float((~unflagged).mean()), 4) if len(c_keep) else 0.0,
-        "val_unflagged_precision": round(float(right[unflagged].mean()), 4) if unflagged.any() else 1.0,
+        "val_flagged": round(flagged, 4),
+        "val_unflagged_precision": round(unflagged_precision, 4),
+        "val_unflagged_precision_face_only": round(plain[2], 4),
+        "val_mean_confidence_vs_right": [round(float(c_keep.mean()), 4), round(float(right.mean()), 4)],
     }
     path = out_dir / CLASSIFIER_FILE
     proto = onnx.load(str(path))
-    set_meta(proto, {k: result[k] for k in ("temperature", "det_threshold", "threshold")})
+    set_meta(proto, {k: result[k] for k in ("temperature", "det_threshold", "threshold", "conf_model")})
     onnx.save(proto, str(path))
     return result
 
@@ -183,11 +209,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m vision.train")
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--det-iters", type=int, default=2000)
+    ap.add_argument("--det-iters", type=int, default=5000)
     ap.add_argument("--det-crop", type=int, default=160, help="detector training patch side (px)")
     ap.add_argument("--det-batch", type=int, default=12)
-    ap.add_argument("--cls-epochs", type=int, default=30)
-    ap.add_argument("--synth", type=int, default=300, help="rendered poker scenes, half as many pip (0: photos only)")
+    ap.add_argument("--cls-epochs", type=int, default=24)
+    ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
+    ap.add_argument("--turns", type=int, default=4, choices=(1, 2, 4), help="quarter turns averaged per crop")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
@@ -225,9 +252,13 @@ def main() -> None:
         )
     if not args.calibrate_only:
         patches = cls_train.patches_from(train, rng)
-        hard = hard_negatives(args.out, train)
-        print(f"{len(patches)} classifier patches, {len(hard)} of them the detector's false alarms", flush=True)
-        patches += hard
+        found = detector_patches(args.out, train)
+        n_bg = sum(p.cls == BACKGROUND for p in found)
+        print(
+            f"{len(patches)} classifier patches from the labels, {len(found)} from the detector ({n_bg} false alarms)",
+            flush=True,
+        )
+        patches += found
         net = cls_train.train(patches, args.cls_epochs, args.seed)
         export(
             net,
@@ -244,7 +275,7 @@ def main() -> None:
                 "seed": args.seed,
             },
         )
-    result = calibrate(args.out, val)
+    result = calibrate(args.out, val, args.turns)
     print(json.dumps(result), flush=True)
     print(
         f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"

@@ -60,6 +60,7 @@ class Classifier(nn.Module):
             cbr(w[2], w[2]),
             nn.MaxPool2d(2),
             cbr(w[2], w[3]),
+            cbr(w[3], w[3]),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),
