@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, choose_kind, confidence, kind_probs
+from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, kind_probs
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -16,7 +16,9 @@ from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Readi
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "dice-detector.onnx"
 CLASSIFIER_FILE = "dice-faces.onnx"
-MAX_DICE = 40
+MAX_DICE = 60
+PIP_AS_DIE = 48.0  # input px at the normal scale: a pip taken for a die is this big only on a close-up
+BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may be one the normal look split
 
 
 class DiceReader:
@@ -48,10 +50,54 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        c = self.detector.detect_multiscale(bgr, self.classifier.det_threshold)
+        c = self.coarse_look(bgr, self.detector.detect_multiscale(bgr, self.classifier.det_threshold))
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c
+
+    def coarse_look(self, bgr: np.ndarray, base: Candidates) -> Candidates:
+        """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
+
+        At the normal scale the pips of a big die can pass for small dice. A die found at a coarse scale replaces the
+        small candidates inside it, or stands alone where nothing was found, only when the classifier reads its crop
+        as a face more surely than those candidates: two touching dice seen as one big blur do not replace the two.
+        """
+        for shrink in (4, 2):
+            base = self._replace_split_dice(bgr, base, shrink)
+        return base
+
+    def _replace_split_dice(self, bgr: np.ndarray, base: Candidates, shrink: int) -> Candidates:
+        coarse = self.detector.detect(bgr, self.classifier.det_threshold, self.detector.long_side // shrink)
+        f0 = self.detector.long_side / max(bgr.shape[:2])
+        f = f0 / shrink
+        drop = np.zeros(len(base), bool)
+        add: list[int] = []
+        for k in np.nonzero(coarse.sides * f >= BIG_AT_COARSE_SCALE)[0]:
+            side = float(coarse.sides[k])
+            near = np.hypot(*(base.centres - coarse.centres[k]).T) if len(base) else np.zeros(0)
+            # big candidates well inside its face and smaller: pips of it, or other dice if it is a blur of several
+            inside = (near < 0.45 * side) & (base.sides < 0.6 * side) & (base.sides * f0 >= PIP_AS_DIE) & ~drop
+            if not inside.any() and (near < 0.5 * side).any():
+                continue  # the normal look saw this die whole
+            big_logits = self.classifier.logits(bgr, coarse.select(np.array([k])))
+            face_p = float(_face_probability(big_logits)[0])
+            if inside.any():
+                # pips of a big die look like dice showing 1, and there are no more of them than it has pips;
+                # a group of dice seen coarse can look like a face too, but its dice do not all read as ones
+                small = self.classifier.logits(bgr, base.select(inside)).argmax(1)
+                if not ((small == 0).all() and int(big_logits[0].argmax()) + 1 >= len(small)):
+                    continue
+            if face_p > 0.8:
+                drop |= inside
+                add.append(int(k))
+        if not add:
+            return base
+        kept, big = base.select(~drop), coarse.select(np.array(add))
+        return Candidates(
+            np.concatenate([kept.centres, big.centres]),
+            np.concatenate([kept.sides, big.sides]),
+            np.concatenate([kept.scores, big.scores]),
+        )
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
         c = self.candidates(img.bgr)
@@ -84,6 +130,15 @@ class DiceReader:
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings)
+
+
+def _face_probability(logits: np.ndarray) -> np.ndarray:
+    """How surely each crop shows some face (best face of either kind, softmax over all classes)."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    out: np.ndarray = p[:, :BACKGROUND].max(axis=1)
+    return out
 
 
 def _check_kind(kind: str) -> None:

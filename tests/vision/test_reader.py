@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.vision.drawing import scene, table
+from tests.vision.drawing import draw_die, scene, table
 from vision.reader import DiceReader, get_reader
 from vision.reading import ImageError
 
@@ -33,6 +33,14 @@ def test_reads_drawn_pip_dice(reader: DiceReader) -> None:
         assert 0.0 <= d.confidence <= 1.0
         x0, y0, x1, y1 = d.box
         assert any(x0 <= cx <= x1 and y0 <= cy <= y1 for cx, cy in centres)
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_a_close_up_die_is_one_die_not_its_pips(reader: DiceReader, value: int) -> None:
+    # 300 px in a 640x480 frame: at the detector's scale each pip alone looks like a die showing 1
+    img = table(640, 480, seed=value)
+    draw_die(img, 320, 240, 300, value, angle=17.0 * value)
+    assert [d.face for d in reader.read_array(img, kind="pip").dice] == [str(value)]
 
 
 def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
