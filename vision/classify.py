@@ -73,13 +73,19 @@ def kind_probs(logits: np.ndarray, kind: str, temperature: float) -> np.ndarray:
     return p
 
 
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Over all 13 classes, both kinds and background, uncalibrated: for comparisons within one photo."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    p: np.ndarray = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return p
+
+
 def choose_kind(logits: np.ndarray, weights: np.ndarray) -> str:
     """Pip or poker for the whole photo: which family's faces carry more probability over the likely dice."""
     if len(logits) == 0:
         return "pip"
-    z = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
+    p = softmax(logits)
     w = weights * (1.0 - p[:, BACKGROUND])
     pip = float((p[:, :6].sum(1) * w).sum())
     poker = float((p[:, 6:12].sum(1) * w).sum())

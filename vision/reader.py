@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, kind_probs
+from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, kind_probs, softmax
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -58,9 +58,10 @@ class DiceReader:
     def coarse_look(self, bgr: np.ndarray, base: Candidates) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
-        At the normal scale the pips of a big die can pass for small dice. A die found at a coarse scale replaces the
-        small candidates inside it, or stands alone where nothing was found, only when the classifier reads its crop
-        as a face more surely than those candidates: two touching dice seen as one big blur do not replace the two.
+        At the normal scale each pip of a big die can pass for a small die showing 1. A die found at a coarse scale
+        and read as a face (probability over 0.8) replaces such "ones" inside it, if it has at least as many pips, or
+        stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
+        not all read as ones, so it replaces nothing.
         """
         for shrink in (4, 2):
             base = self._replace_split_dice(bgr, base, shrink)
@@ -80,13 +81,16 @@ class DiceReader:
             if not inside.any() and (near < 0.5 * side).any():
                 continue  # the normal look saw this die whole
             big_logits = self.classifier.logits(bgr, coarse.select(np.array([k])))
-            face_p = float(_face_probability(big_logits)[0])
+            big_p = softmax(big_logits)[0, :BACKGROUND]
             if inside.any():
-                # pips of a big die look like dice showing 1, and there are no more of them than it has pips;
-                # a group of dice seen coarse can look like a face too, but its dice do not all read as ones
+                # pips of a big die look like dice showing 1, and there are no more of them than it has pips (a 9 or
+                # 10 of a poker die: up to ten symbols); a group of dice seen coarse can look like a face too, but its
+                # dice do not all read as ones
                 small = self.classifier.logits(bgr, base.select(inside)).argmax(1)
-                if not ((small == 0).all() and int(big_logits[0].argmax()) + 1 >= len(small)):
+                face = int(big_p.argmax())
+                if not ((small == 0).all() and (face + 1 if face < 6 else 10) >= len(small)):
                     continue
+            face_p = float(big_p.max())
             if face_p > 0.8:
                 drop |= inside
                 add.append(int(k))
@@ -130,15 +134,6 @@ class DiceReader:
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings)
-
-
-def _face_probability(logits: np.ndarray) -> np.ndarray:
-    """How surely each crop shows some face (best face of either kind, softmax over all classes)."""
-    z = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    out: np.ndarray = p[:, :BACKGROUND].max(axis=1)
-    return out
 
 
 def _check_kind(kind: str) -> None:
