@@ -214,7 +214,7 @@ def main() -> None:
     ap.add_argument("--det-batch", type=int, default=12)
     ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
-    ap.add_argument("--turns", type=int, default=4, choices=(1, 2, 4), help="quarter turns averaged per crop")
+    ap.add_argument("--turns", type=int, default=2, choices=(1, 2, 4), help="quarter turns averaged per crop")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
