@@ -11,11 +11,13 @@ import argparse
 import io
 import json
 import math
+import os
 import time
 import warnings
 from pathlib import Path
 from typing import Any, cast
 
+import cv2
 import numpy as np
 import onnx
 import torch
@@ -24,6 +26,7 @@ from vision.classify import confidence, fit_confidence
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
+from vision.train.candidates import detector_patches, match
 from vision.train.data import BACKGROUND, FACES, Sample, load_photos, synth_samples, to_sample
 
 VAL_SYNTH_SEED = 900_000  # rendered validation scenes: train-split designs, seeds never used for training
@@ -63,47 +66,6 @@ def set_meta(proto: onnx.ModelProto, meta: dict[str, Any]) -> None:
             existing[k].value = str(v)
         else:
             proto.metadata_props.add(key=k, value=str(v))
-
-
-def match(s: Sample, centres: np.ndarray) -> np.ndarray:
-    """Label class of each candidate (BACKGROUND when no labelled die is near), one candidate per die, nearest first."""
-    out = np.full(len(centres), BACKGROUND, np.int64)
-    if len(centres) == 0 or len(s.centres) == 0:
-        return out
-    d = np.hypot(*(centres[:, None, :] - s.centres[None, :, :]).transpose(2, 0, 1)) / np.maximum(s.sides, 1)[None]
-    used: set[int] = set()
-    for flat in np.argsort(d, axis=None):
-        i, j = divmod(int(flat), len(s.centres))
-        if d[i, j] > 0.5:
-            break
-        if out[i] != BACKGROUND or j in used:
-            continue
-        out[i] = s.classes[j]
-        used.add(j)
-    return out
-
-
-def detector_patches(out_dir: Path, train: list[Sample]) -> list[cls_train.Patch]:
-    """The trained detector's own candidates on the training images, as the reader will crop them.
-
-    Where no die is labelled they are background (keyboard keys, plugs, labels); on a labelled die they carry its
-    face, cropped at the detector's centre and side, so the classifier learns the crops it will really get. A die the
-    labels missed would be taught as background too; the sets' READMEs say those are rare.
-    """
-    from vision.detect import Detector
-
-    det = Detector(out_dir / DETECTOR_FILE)
-    out = []
-    for s in train:
-        c = det.detect(s.img, 0.2)
-        lab = match(s, c.centres)
-        for k in range(len(c)):
-            (cx, cy), side = c.centres[k], float(c.sides[k])
-            near = len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any()
-            if lab[k] == BACKGROUND and near:
-                continue  # a second peak on a labelled die: already taught by the off-centre crops
-            out.append(cls_train.Patch(cls_train.patch_at(s.img, float(cx), float(cy), side), int(lab[k]), 1.0))
-    return out
 
 
 def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
@@ -215,13 +177,23 @@ def main() -> None:
     ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
     ap.add_argument("--turns", type=int, default=2, choices=(1, 2, 4), help="quarter turns averaged per crop")
+    ap.add_argument("--cls-batch", type=int, default=128)
+    ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
+    ap.add_argument("--device", default="auto", help="torch device: auto (cuda when there is one), cpu, cuda")
+    ap.add_argument("--workers", type=int, default=-1, help="augmentation processes (-1: 0 on cpu, all cores on cuda)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
     args = ap.parse_args()
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
-    torch.set_num_threads(2)
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    jobs = max(1, (os.cpu_count() or 2) - 1)
+    workers = args.workers if args.workers >= 0 else (0 if device == "cpu" else jobs)
+    width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
+    torch.set_num_threads(2 if device == "cpu" else 4)
+    cv2.setNumThreads(1)  # before any fork: a forked OpenCV thread pool can hang the loader and pool processes
+    print(f"device {device}, {workers} loader workers, {jobs} processes for rendering", flush=True)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     photos = load_photos(("train", "val"))
@@ -229,12 +201,16 @@ def main() -> None:
     val = [to_sample(it) for it in photos if it.split == "val"]
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2
-        train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1)
-        val += synth_samples(max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"))
+        train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs)
+        val += synth_samples(
+            max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"), jobs=jobs
+        )
     print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.calibrate_only and not args.keep_detector:
-        det = det_train.train(train, args.det_iters, args.seed, batch=args.det_batch, out=args.det_crop)
+        det = det_train.train(
+            train, args.det_iters, args.seed, batch=args.det_batch, out=args.det_crop, device=device, workers=workers
+        )
         export(
             det_train.Exportable(det),
             torch.zeros(1, 3, 256, 320),
@@ -252,14 +228,16 @@ def main() -> None:
         )
     if not args.calibrate_only:
         patches = cls_train.patches_from(train, rng)
-        found = detector_patches(args.out, train)
+        found = detector_patches(args.out, train, jobs)
         n_bg = sum(p.cls == BACKGROUND for p in found)
         print(
             f"{len(patches)} classifier patches from the labels, {len(found)} from the detector ({n_bg} false alarms)",
             flush=True,
         )
         patches += found
-        net = cls_train.train(patches, args.cls_epochs, args.seed)
+        net = cls_train.train(
+            patches, args.cls_epochs, args.seed, batch=args.cls_batch, width=width, device=device, workers=workers
+        )
         export(
             net,
             torch.zeros(1, 1, cls_train.CROP, cls_train.CROP),

@@ -93,43 +93,80 @@ def to_input(crops: np.ndarray) -> np.ndarray:
     return out
 
 
-def train(patches: list[Patch], epochs: int, seed: int, batch: int = 128, log: bool = True) -> Classifier:
-    rng = np.random.default_rng(seed)
+class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
+    """Item ``epoch * n + k``: the k-th patch of that epoch's class-balanced draw, augmented with its own seed.
+
+    Seeding per item makes a run the same whatever the number of loader workers.
+    """
+
+    def __init__(self, patches: list[Patch], epochs: int, seed: int) -> None:
+        self.imgs = np.stack([p.img for p in patches])
+        self.labels = np.array([p.cls for p in patches], dtype=np.int64)
+        counts = np.bincount(self.labels, minlength=len(FACES) + 1).astype(np.float64)
+        # balance classes: poker faces come only from renders, pip faces mostly from photos
+        w = np.array([p.weight for p in patches]) / np.maximum(counts[self.labels], 1.0)
+        rng = np.random.default_rng(seed)
+        self.order = np.stack([rng.choice(len(patches), len(patches), p=w / w.sum()) for _ in range(epochs)])
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return int(self.order.size)
+
+    def __getitem__(self, item: int) -> tuple[np.ndarray, int]:
+        ep, k = divmod(int(item), self.order.shape[1])
+        i = int(self.order[ep, k])
+        rng = np.random.default_rng((self.seed, ep, k))
+        crop = make_crop(Patch(self.imgs[i], int(self.labels[i]), 1.0), rng)
+        return to_input(crop[None])[0], int(self.labels[i])
+
+
+def train(
+    patches: list[Patch],
+    epochs: int,
+    seed: int,
+    batch: int = 128,
+    log: bool = True,
+    width: tuple[int, int, int, int] = (16, 32, 64, 96),
+    device: str = "cpu",
+    workers: int = 0,
+    lr: float = 4e-3,
+) -> Classifier:
     torch.manual_seed(seed)
-    net = Classifier(len(FACES) + 1)
+    net = Classifier(len(FACES) + 1, width).to(device)
+    data = CropSet(patches, epochs, seed)
     per_epoch = len(patches)
-    steps = epochs * math.ceil(per_epoch / batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
-    labels = np.array([p.cls for p in patches])
-    counts = np.bincount(labels, minlength=len(FACES) + 1).astype(np.float64)
-    # balance classes: poker faces come only from renders, pip faces mostly from photos
-    w = np.array([p.weight for p in patches]) / np.maximum(counts[labels], 1.0)
-    w /= w.sum()
+    loader = torch.utils.data.DataLoader(
+        data,
+        batch_size=batch,
+        shuffle=False,
+        num_workers=workers,
+        persistent_workers=False,
+        prefetch_factor=4 if workers else None,
+        pin_memory=device != "cpu",
+    )
+    steps = len(loader)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     t0 = time.time()
-    step = 0
-    for ep in range(epochs):
-        order = rng.choice(len(patches), per_epoch, p=w)
-        tot, correct, seen = 0.0, 0, 0
-        net.train()
-        for b in range(0, per_epoch, batch):
-            idx = order[b : b + batch]
-            crops = np.stack([make_crop(patches[i], rng) for i in idx])
-            x = torch.from_numpy(to_input(crops))
-            y = torch.from_numpy(labels[idx])
-            logits = net(x)
-            loss = F.cross_entropy(logits, y, label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            step += 1
-            tot += float(loss.detach()) * len(idx)
-            correct += int((logits.argmax(1) == y).sum())
-            seen += len(idx)
-        if log:
+    tot, correct, seen, done = 0.0, 0, 0, 0
+    net.train()
+    for x, y in loader:
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+        logits = net(x)
+        loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        tot += float(loss.detach()) * len(y)
+        correct += int((logits.argmax(1) == y).sum())
+        seen += len(y)
+        done += len(y)
+        if log and (done % per_epoch < len(y) or done == len(data)):
             print(
-                f"classifier epoch {ep} loss {tot / seen:.3f} acc {correct / seen:.3f} {time.time() - t0:.0f}s",
+                f"classifier epoch {(done - 1) // per_epoch} loss {tot / seen:.3f} acc {correct / seen:.3f} "
+                f"{time.time() - t0:.0f}s",
                 flush=True,
             )
-    return net
+            tot, correct, seen = 0.0, 0, 0
+    return net.cpu().eval()

@@ -7,6 +7,7 @@ threshold are chosen on it, and ``test`` rows are never read here except by the 
 from __future__ import annotations
 
 import csv
+import multiprocessing
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,21 +134,32 @@ def to_sample(item: Item, img: np.ndarray | None = None) -> Sample:
     return Sample(item.name, img, centres, die_sides(item), classes, item.kind)
 
 
-def synth_samples(n: int, kind: str, seed0: int, split: str = "train") -> list[Sample]:
-    """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available."""
+def _synth_one(job: tuple[int, str, str]) -> Sample:
+    from vision.synth import render_scene
+
+    seed, kind, split = job
+    sc = render_scene(seed, kind=kind, split=split)
+    boxes = []
+    for d in sc.dice:
+        # centre on the top face (what the classifier must read); side of the whole die, as the photo labels
+        cx, cy = np.mean(np.asarray(d.top_quad, dtype=np.float32), axis=0)
+        half = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / 2
+        boxes.append(Box(cx - half, cy - half, cx + half, cy + half, face_class(kind, d.face)))
+    item = Item(f"synth-{kind}/{seed}", None, tuple(boxes), kind, split)
+    return to_sample(item, sc.image)
+
+
+def synth_samples(n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1) -> list[Sample]:
+    """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available.
+
+    Each scene depends on its seed alone, so ``jobs`` processes render the same scenes as one.
+    """
     try:
-        from vision.synth import render_scene
+        import vision.synth  # noqa: F401
     except ImportError:
         return []
-    out = []
-    for i in range(n):
-        sc = render_scene(seed0 + i, kind=kind, split=split)
-        boxes = []
-        for d in sc.dice:
-            # centre on the top face (what the classifier must read); side of the whole die, as the photo labels
-            cx, cy = np.mean(np.asarray(d.top_quad, dtype=np.float32), axis=0)
-            half = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / 2
-            boxes.append(Box(cx - half, cy - half, cx + half, cy + half, face_class(kind, d.face)))
-        item = Item(f"synth-{kind}/{seed0 + i}", None, tuple(boxes), kind, split)
-        out.append(to_sample(item, sc.image))
-    return out
+    todo = [(seed0 + i, kind, split) for i in range(n)]
+    if jobs > 1 and n > 1:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            return pool.map(_synth_one, todo, chunksize=4)
+    return [_synth_one(j) for j in todo]

@@ -88,24 +88,48 @@ class Exportable(torch.nn.Module):
         return out
 
 
-def train(samples: list[Sample], iters: int, seed: int, batch: int = 16, out: int = 192, log: bool = True) -> Detector:
-    rng = np.random.default_rng(seed)
+class ExampleSet(torch.utils.data.Dataset[tuple[np.ndarray, np.ndarray]]):
+    """Item k: a random training patch drawn with its own seed, the same whatever the number of loader workers."""
+
+    def __init__(self, samples: list[Sample], n: int, seed: int, out: int) -> None:
+        self.samples, self.n, self.seed, self.out = samples, n, seed, out
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng((self.seed, int(k)))
+        return make_example(self.samples[int(rng.integers(len(self.samples)))], rng, self.out)
+
+
+def train(
+    samples: list[Sample],
+    iters: int,
+    seed: int,
+    batch: int = 16,
+    out: int = 192,
+    log: bool = True,
+    device: str = "cpu",
+    workers: int = 0,
+    lr: float = 3e-3,
+) -> Detector:
     torch.manual_seed(seed)
     net = Detector()
-    model = Exportable(net)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=iters, pct_start=0.1)
-    weights = np.array([1.0 for _ in samples])
-    weights /= weights.sum()
+    model = Exportable(net).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=iters, pct_start=0.1)
+    loader = torch.utils.data.DataLoader(
+        ExampleSet(samples, iters * batch, seed, out),
+        batch_size=batch,
+        num_workers=workers,
+        prefetch_factor=4 if workers else None,
+        pin_memory=device != "cpu",
+    )
     t0 = time.time()
     run = 0.0
-    for it in range(iters):
-        idx = rng.choice(len(samples), batch, p=weights)
-        xs, ts = zip(*(make_example(samples[i], rng, out) for i in idx), strict=True)
-        x = torch.from_numpy(np.stack(xs))
-        t = torch.from_numpy(np.stack(ts))
-        model.train()
-        loss = loss_fn(model(x), t)
+    model.train()
+    for it, (x, t) in enumerate(loader):
+        loss = loss_fn(model(x.to(device, non_blocking=True)), t.to(device, non_blocking=True))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -113,4 +137,4 @@ def train(samples: list[Sample], iters: int, seed: int, batch: int = 16, out: in
         run = 0.98 * run + 0.02 * float(loss.detach()) if it else float(loss.detach())
         if log and (it % 100 == 0 or it == iters - 1):
             print(f"detector it {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
-    return net
+    return net.cpu().eval()
