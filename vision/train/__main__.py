@@ -177,12 +177,14 @@ def main() -> None:
     ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
     ap.add_argument("--turns", type=int, default=2, choices=(1, 2, 4), help="quarter turns averaged per crop")
+    ap.add_argument("--photo-weight", type=float, default=1.0, help="classifier weight of photo crops against renders")
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--device", default="auto", help="torch device: auto (cuda when there is one), cpu, cuda")
     ap.add_argument("--workers", type=int, default=-1, help="augmentation processes (-1: 0 on cpu, all cores on cuda)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
     ap.add_argument("--calibrate-only", action="store_true")
+    ap.add_argument("--no-calibrate", action="store_true", help="leave the calibration to a later --calibrate-only")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
     args = ap.parse_args()
     if args.quick:
@@ -227,8 +229,8 @@ def main() -> None:
             },
         )
     if not args.calibrate_only:
-        patches = cls_train.patches_from(train, rng)
-        found = detector_patches(args.out, train, jobs)
+        patches = cls_train.patches_from(train, rng, photo_weight=args.photo_weight)
+        found = detector_patches(args.out, train, jobs, args.photo_weight)
         n_bg = sum(p.cls == BACKGROUND for p in found)
         print(
             f"{len(patches)} classifier patches from the labels, {len(found)} from the detector ({n_bg} false alarms)",
@@ -253,8 +255,8 @@ def main() -> None:
                 "seed": args.seed,
             },
         )
-    result = calibrate(args.out, val, args.turns)
-    print(json.dumps(result), flush=True)
+    if not args.no_calibrate:
+        print(json.dumps(calibrate(args.out, val, args.turns)), flush=True)
     print(
         f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"
     )

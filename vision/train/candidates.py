@@ -53,7 +53,9 @@ def _candidates(s: Sample) -> list[tuple[float, float, float, int]]:
     return out
 
 
-def detector_patches(out_dir: Path, train: list[Sample], jobs: int = 1) -> list[cls_train.Patch]:
+def detector_patches(
+    out_dir: Path, train: list[Sample], jobs: int = 1, photo_weight: float = 1.0
+) -> list[cls_train.Patch]:
     """The trained detector's own candidates on the training images, as the reader will crop them.
 
     Where no die is labelled they are background (keyboard keys, plugs, labels); on a labelled die they carry its
@@ -68,7 +70,7 @@ def detector_patches(out_dir: Path, train: list[Sample], jobs: int = 1) -> list[
         _load_detector(path)
         found = [_candidates(s) for s in train]
     return [
-        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, 1.0)
+        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, cls_train.source_weight(s, photo_weight))
         for s, cands in zip(train, found, strict=True)
         for cx, cy, side, lab in cands
     ]

@@ -34,18 +34,26 @@ def patch_at(img: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
     return cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
-def patches_from(samples: list[Sample], rng: np.random.Generator, neg_per_image: int = 3) -> list[Patch]:
+def source_weight(s: Sample, photo_weight: float) -> float:
+    """Real photos may count more than renders, which outnumber them many times over."""
+    return 1.0 if s.name.startswith("synth-") else photo_weight
+
+
+def patches_from(
+    samples: list[Sample], rng: np.random.Generator, neg_per_image: int = 3, photo_weight: float = 1.0
+) -> list[Patch]:
     out: list[Patch] = []
     for s in samples:
+        k = source_weight(s, photo_weight)
         h, w = s.img.shape[:2]
         for (cx, cy), side, c in zip(s.centres, s.sides, s.classes, strict=True):
-            out.append(Patch(patch_at(s.img, cx, cy, side), int(c), 1.0))
+            out.append(Patch(patch_at(s.img, cx, cy, side), int(c), k))
             # half off a die: a second peak on one die, or the gap between two touching dice
             a = rng.uniform(0, 2 * math.pi)
             d = rng.uniform(0.6, 1.0) * side
             x, y = cx + d * math.cos(a), cy + d * math.sin(a)
             if (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) > 0.5).all():
-                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5))
+                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k))
         med = float(np.median(s.sides)) if len(s.sides) else max(h, w) / 12
         found = 0
         for _ in range(neg_per_image * 4):
@@ -55,7 +63,7 @@ def patches_from(samples: list[Sample], rng: np.random.Generator, neg_per_image:
             if len(s.centres) and (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) < 1.1).any():
                 continue
             side = med * math.exp(rng.uniform(-0.4, 0.4))
-            out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 1.0))
+            out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, k))
             found += 1
     return out
 
