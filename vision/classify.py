@@ -13,6 +13,9 @@ from vision.reading import PIP_FACES, POKER_FACES
 
 FACES = PIP_FACES + POKER_FACES
 BACKGROUND = len(FACES)
+# a crop whose best class is less sure than this after the model's turns is read at all four quarter turns: on the
+# validation split F1 0.947 -> 0.949 for 8 % more crops read (all four turns for every crop: 0.950 for twice the work)
+REREAD_BELOW = 0.6
 
 
 def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float) -> np.ndarray:
@@ -52,14 +55,27 @@ class Classifier:
         self.input = self.sess.get_inputs()[0].name
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
-        """Logits averaged over ``turns`` quarter turns of each crop: a die reads the same turned, noise does not."""
+        """Logits averaged over ``turns`` quarter turns of each crop: a die reads the same turned, noise does not.
+
+        With the model's own turns, crops still in doubt get the remaining quarter turns too.
+        """
+        reread = turns is None
         turns = self.turns if turns is None else turns
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         x = to_input(crop_dice(bgr, c, self.size, self.context))
-        batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(turns)]) if turns > 1 else x
+        mean = self._turned(x, range(max(turns, 1)))
+        if reread and turns < 4:
+            doubt = softmax(mean).max(axis=1) < REREAD_BELOW
+            if doubt.any():
+                rest = self._turned(x[doubt], range(turns, 4))
+                mean[doubt] = (mean[doubt] * turns + rest * (4 - turns)) / 4
+        return mean
+
+    def _turned(self, x: np.ndarray, quarter_turns: range) -> np.ndarray:
+        batch = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in quarter_turns])
         out = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(batch)})[0])
-        mean: np.ndarray = out.reshape(max(turns, 1), len(c), -1).mean(axis=0)
+        mean: np.ndarray = out.reshape(len(quarter_turns), len(x), -1).mean(axis=0)
         return mean
 
 

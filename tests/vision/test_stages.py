@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from tests.vision.drawing import draw_die, table
-from vision.classify import BACKGROUND, choose_kind, confidence, crop_dice, fit_confidence, kind_probs, to_input
+from vision.classify import (
+    BACKGROUND,
+    Classifier,
+    choose_kind,
+    confidence,
+    crop_dice,
+    fit_confidence,
+    kind_probs,
+    to_input,
+)
 from vision.detect import Candidates, Detector, suppress
 
 
@@ -139,3 +148,35 @@ def test_fitted_confidence_uses_the_detector_score_when_it_tells_right_from_wron
         return float(-np.mean(np.where(right, np.log(q), np.log(1 - q))))
 
     assert nll(conf) < nll(face_p)
+
+
+class _TableSession:
+    """Stands in for onnxruntime: logits looked up by the exact crop tensor, and the batch sizes it was asked for."""
+
+    def __init__(self, table: dict[bytes, np.ndarray]) -> None:
+        self.table, self.batches = table, []  # type: ignore[var-annotated]
+
+    def run(self, _: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        x = feed["crops"]
+        self.batches.append(len(x))
+        return [np.stack([self.table[np.ascontiguousarray(t).tobytes()] for t in x])]
+
+
+def test_crops_in_doubt_are_read_at_all_four_quarter_turns() -> None:
+    img = np.random.default_rng(3).integers(0, 256, (120, 240, 3), dtype=np.uint8)
+    c = Candidates(np.array([[60, 60], [180, 60]], np.float32), np.full(2, 80, np.float32), np.ones(2, np.float32))
+    x = to_input(crop_dice(img, c, 32, 1.2))
+    sure, doubt_low, doubt_high = np.zeros(13), np.zeros(13), np.zeros(13)
+    sure[2], doubt_low[3], doubt_high[3] = 10.0, 1.0, 5.0  # softmax tops: 0.9993, 0.18, 0.93
+    lookup = {}
+    for k in range(4):
+        lookup[np.ascontiguousarray(np.rot90(x[0], k, axes=(1, 2))).tobytes()] = sure
+        lookup[np.ascontiguousarray(np.rot90(x[1], k, axes=(1, 2))).tobytes()] = doubt_low if k < 2 else doubt_high
+    clf = Classifier.__new__(Classifier)
+    clf.size, clf.context, clf.turns, clf.input = 32, 1.2, 2, "crops"
+    clf.sess = _TableSession(lookup)  # type: ignore[assignment]
+    out = clf.logits(img, c)
+    np.testing.assert_allclose(out[0], sure)  # sure at two turns: read twice only
+    np.testing.assert_allclose(out[1], (doubt_low + doubt_high) / 2)  # in doubt: the mean of all four turns
+    assert clf.sess.batches == [4, 2]  # type: ignore[attr-defined]
+    np.testing.assert_allclose(clf.logits(img, c, turns=2)[1], doubt_low)  # an explicit count is kept as asked

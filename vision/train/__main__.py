@@ -203,7 +203,8 @@ def main() -> None:
     val = [to_sample(it) for it in photos if it.split == "val"]
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2
-        train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs)
+        if not args.calibrate_only:  # calibration reads the validation scenes only
+            train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs)
         val += synth_samples(
             max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"), jobs=jobs
         )
