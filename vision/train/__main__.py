@@ -176,7 +176,9 @@ def main() -> None:
     ap.add_argument("--det-batch", type=int, default=12)
     ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
-    ap.add_argument("--turns", type=int, default=2, choices=(1, 2, 4), help="quarter turns averaged per crop")
+    ap.add_argument(
+        "--turns", type=int, default=1, choices=(1, 2, 4), help="quarter turns per crop (four for those in doubt)"
+    )
     ap.add_argument("--photo-weight", type=float, default=1.0, help="classifier weight of photo crops against renders")
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
