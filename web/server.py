@@ -11,8 +11,10 @@ import argparse
 import contextlib
 import datetime
 import errno
+import html
 import ipaddress
 import os
+import re
 import signal
 import socket
 import sys
@@ -20,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import segno
-from cheroot import wsgi
+from cheroot import errors, wsgi
+from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 from web import photos
 from web.app import create_app, data_dir
@@ -161,6 +164,63 @@ def print_banner(url: str, https: bool, database: str) -> None:
     print(f"Games are kept in {database}. Stop with Ctrl+C.", flush=True)
 
 
+HOST_HEADER = re.compile(r"^[A-Za-z0-9.\-\[\]:]{1,255}$")
+REQUEST_LINE = re.compile(r"^[A-Z]{3,7} (/[\x21-\x7e]*) HTTP/1\.[01]$")
+
+
+class RedirectingSSLAdapter(BuiltinSSLAdapter):
+    """TLS, except that a browser speaking plain HTTP to the port is sent to the https:// address it meant.
+
+    Someone types the address without "https://" and the browser tries http first: without this, the TLS handshake
+    fails on the request's bytes and the browser shows a reset connection.
+    """
+
+    def wrap(self, sock: socket.socket) -> Any:
+        try:
+            first = sock.recv(1, socket.MSG_PEEK)
+        except OSError as exc:
+            raise errors.FatalSSLAlert(*exc.args) from exc
+        if first and first != b"\x16":  # every TLS connection opens with a handshake record
+            redirect_to_https(sock)
+            raise errors.FatalSSLAlert("plain HTTP on the HTTPS port: sent to https://")
+        return super().wrap(sock)  # type: ignore[no-untyped-call]
+
+
+def redirect_to_https(sock: socket.socket, limit: int = 8192) -> None:
+    """Answer a plain HTTP request with a redirect to the same path over HTTPS, then close the connection."""
+    head = b""
+    with contextlib.suppress(OSError):
+        sock.settimeout(2.0)
+        while b"\r\n\r\n" not in head and len(head) < limit:
+            chunk = sock.recv(limit - len(head))
+            if not chunk:
+                break
+            head += chunk
+    lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    request = REQUEST_LINE.match(lines[0]) if lines else None
+    host = next((v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:]) if k.strip().lower() == "host"), "")
+    if request and HOST_HEADER.match(host):
+        location = f"https://{host}{request.group(1)}"
+        link = html.escape(location)
+        body = f'<!doctype html><title>Becher</title><p>Becher speaks HTTPS here: <a href="{link}">{link}</a>'
+        reply = (
+            "HTTP/1.1 301 Moved Permanently\r\n"
+            f"Location: {location}\r\n"
+            "Content-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
+        )
+    else:
+        body = "Becher speaks HTTPS on this port: open the address with https:// in front."
+        reply = (
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
+        )
+    with contextlib.suppress(OSError):
+        sock.sendall(reply.encode("latin-1"))
+        sock.shutdown(socket.SHUT_WR)  # the reply is sent before the close, so the browser reads it, not a reset
+    sock.close()
+
+
 def serve(args: argparse.Namespace) -> int:
     host: str = args.host
     port: int = args.port
@@ -192,10 +252,8 @@ def serve(args: argparse.Namespace) -> int:
     )
     try:
         if https:
-            from cheroot.ssl.builtin import BuiltinSSLAdapter
-
             cert, key = ensure_certificate(folder / "tls", [shown])
-            server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+            server.ssl_adapter = RedirectingSSLAdapter(str(cert), str(key))
         server.prepare()
     except OSError as exc:
         print(f"becher: {listen_problem(host, port, exc)}", file=sys.stderr)

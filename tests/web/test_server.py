@@ -334,6 +334,35 @@ def test_https_serves_with_a_self_signed_certificate_kept_for_the_next_start(tmp
         again.stop()
 
 
+def _plain_http(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request)
+        reply = b""
+        while chunk := conn.recv(4096):
+            reply += chunk
+    return reply
+
+
+def test_plain_http_to_the_https_port_is_sent_to_the_https_address(tmp_path: Path) -> None:
+    srv = Server(tmp_path, https=True).start()
+    try:
+        host = f"127.0.0.1:{srv.port}"
+        reply = _plain_http(srv.port, f"GET /join?code=AB12 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 301 ")
+        assert f"Location: https://{host}/join?code=AB12".encode() in head
+        assert b"https://" in body
+        # a reflected path is escaped in the page; a request that is not HTTP gets a plain hint
+        reply = _plain_http(srv.port, f'GET /"><script> HTTP/1.1\r\nHost: {host}\r\n\r\n'.encode())
+        assert b"<script>" not in reply.partition(b"\r\n\r\n")[2]
+        reply = _plain_http(srv.port, b"HELLO THERE\r\n\r\n")
+        assert reply.startswith(b"HTTP/1.1 400 ") and b"https://" in reply
+        # the server still speaks TLS to everyone else
+        assert Session(insecure=True).get(srv.base + "/api/rules").status_code == 200
+    finally:
+        srv.stop()
+
+
 def test_banner_names_the_address_and_database_and_stops_cleanly(server: Server) -> None:
     out = server.stop()
     assert f"http://127.0.0.1:{server.port}/" in out

@@ -140,7 +140,8 @@ def train(
     lr: float = 4e-3,
 ) -> Classifier:
     torch.manual_seed(seed)
-    net = Classifier(len(FACES) + 1, width).to(device)
+    net = Classifier(len(FACES) + 1, width)
+    net.to(device)
     data = CropSet(patches, epochs, seed)
     per_epoch = len(patches)
     loader = torch.utils.data.DataLoader(
@@ -177,4 +178,5 @@ def train(
                 flush=True,
             )
             tot, correct, seen = 0.0, 0, 0
-    return net.cpu().eval()
+    net.cpu().eval()  # in place: the module itself, typed as ours
+    return net

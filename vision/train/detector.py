@@ -137,4 +137,5 @@ def train(
         run = 0.98 * run + 0.02 * float(loss.detach()) if it else float(loss.detach())
         if log and (it % 100 == 0 or it == iters - 1):
             print(f"detector it {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
-    return net.cpu().eval()
+    net.cpu().eval()  # in place: the module itself, typed as ours
+    return net
