@@ -212,11 +212,15 @@ def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
 
 
+LOOSE_PHOTOS = 60  # photos per game that no confirmed throw uses, kept newest first
+
+
 class Store:
     """One SQLite file; a connection per thread; writes serialized in-process and by SQLite's write lock."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, loose_photos: int = LOOSE_PHOTOS) -> None:
         self.path = str(path)
+        self.loose_photos = loose_photos
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -711,6 +715,16 @@ class Store:
             conn.execute(
                 "INSERT INTO photos (id, game_id, device, created, width, height, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (photo.id, game_id, device, photo.created, width, height, jpeg),
+            )
+            # retakes and throws nobody confirmed: a game keeps the latest of them, so a camera left running (or a
+            # device gone wild) cannot fill the disk; photos behind confirmed throws and those still being read stay
+            conn.execute(
+                """DELETE FROM photos WHERE id IN (
+                       SELECT p.id FROM photos p
+                       WHERE p.game_id = ? AND (p.reading IS NOT NULL OR p.reading_error IS NOT NULL)
+                         AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.game_id = p.game_id AND a.photo_id = p.id)
+                       ORDER BY p.created DESC, p.rowid DESC LIMIT -1 OFFSET ?)""",
+                (game_id, self.loose_photos),
             )
         return photo
 

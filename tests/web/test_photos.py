@@ -175,6 +175,21 @@ def test_confirmed_throw_references_its_photo(
     assert client.get(f"/api/photos/{pid}").status_code == 404
 
 
+def test_a_game_keeps_only_its_latest_unconfirmed_photos(app: Flask, client: Device) -> None:
+    app.extensions["becher.store"].loose_photos = 3
+    game, other = client.create(), client.create()
+    kept_other = upload(client, other["id"], dice_photo(160, 120)).json["photo"]["id"]
+    confirmed = upload(client, game["id"], dice_photo(160, 120)).json["photo"]["id"]
+    assert client.play(game["id"], BONE_ROUND[0], seen=0, photo=confirmed).status_code == 201
+    loose = [upload(client, game["id"], dice_photo(160, 120)).json["photo"]["id"] for _ in range(6)]
+    status = {pid: client.get(f"/api/photos/{pid}").status_code for pid in [confirmed, kept_other, *loose]}
+    # the photo behind the confirmed throw, the other game's photo and the newest unconfirmed ones (three read ones
+    # plus the one just uploaded, not read yet when the pruning ran) stay; the oldest retakes go
+    assert status[confirmed] == 200 and status[kept_other] == 200
+    assert [status[pid] for pid in loose] == [404, 404, 200, 200, 200, 200]
+    assert client.get(f"/api/games/{game['id']}").json["game"]["photos"] == {"1": confirmed}
+
+
 def test_a_photo_of_another_game_cannot_be_referenced(client: Device) -> None:
     first, second = client.create(), client.create()
     pid = upload(client, first["id"], dice_photo(320, 240)).json["photo"]["id"]
