@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts" / "screenshots"
@@ -51,27 +53,33 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real app on a free loopback port, threaded (live streams hold a thread each)."""
-    if _skip_reason():
-        pytest.skip(_skip_reason() or "")
+@contextmanager
+def serving(config: dict[str, Any]) -> Iterator[tuple[str, Flask]]:
+    """The real app on a free loopback port, threaded (live streams hold a thread each); yields its address."""
     from werkzeug.serving import make_server
 
     from web.app import create_app
 
-    db = tmp_path_factory.mktemp("db") / "becher.sqlite3"
-    app = create_app({"DATABASE": str(db), "TESTING": True, "LIVE_HEARTBEAT": 1.0, "READ_TIMEOUT": 30.0})
+    app = create_app(config)
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{srv.server_port}"
+        yield f"http://127.0.0.1:{srv.server_port}", app
     finally:
         srv.shutdown()
         shutdown = app.extensions.get("becher.shutdown")
         if shutdown:
             shutdown()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if _skip_reason():
+        pytest.skip(_skip_reason() or "")
+    db = tmp_path_factory.mktemp("db") / "becher.sqlite3"
+    with serving({"DATABASE": str(db), "TESTING": True, "LIVE_HEARTBEAT": 1.0, "READ_TIMEOUT": 30.0}) as (base, _):
+        yield base
 
 
 @pytest.fixture()

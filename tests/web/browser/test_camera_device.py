@@ -5,7 +5,6 @@ reader on the server proposes the throw that was made."""
 from __future__ import annotations
 
 import shutil
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
 
-from tests.web.browser.conftest import CHROMIUM, TABLET, _skip_reason, screenshot
+from tests.web.browser.conftest import CHROMIUM, TABLET, _skip_reason, screenshot, serving
 
 pytestmark = pytest.mark.browser
 WRITE = {"X-Becher": "1"}
@@ -67,22 +66,10 @@ def real_reader_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     """The real app with the bundled dice reader (nothing stands in for it)."""
     if _skip_reason():
         pytest.skip(_skip_reason() or "")
-    from werkzeug.serving import make_server
-
-    from web.app import create_app
-
     folder: Path = tmp_path_factory.mktemp("camdevice")
-    app = create_app(
-        {"DATABASE": str(folder / "becher.sqlite3"), "CAMERA_PROFILES": str(folder / "data"), "TESTING": True}
-    )
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}"
-    finally:
-        srv.shutdown()
-        app.extensions["becher.shutdown"]()
+    config = {"DATABASE": str(folder / "becher.sqlite3"), "CAMERA_PROFILES": str(folder / "data"), "TESTING": True}
+    with serving(config) as (base, _):
+        yield base
 
 
 def test_the_browsers_camera_feeds_the_reader_and_the_throw_is_proposed(
