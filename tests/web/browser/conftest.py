@@ -31,26 +31,38 @@ def _skip_reason() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def pw_session() -> Iterator[Any]:
+    """One Playwright per session: its sync API runs one instance per thread."""
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
+        yield pw
+
+
+def launch(pw: Any, *extra: str) -> Any:
+    """Debian's headless chromium, with ``extra`` command-line switches."""
+    return pw.chromium.launch(
+        executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
+        headless=True,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            *extra,
+        ],
+    )
+
+
+@pytest.fixture(scope="session")
+def browser(pw_session: Any) -> Iterator[Any]:
+    b = launch(pw_session)
+    yield b
+    b.close()
 
 
 @contextmanager

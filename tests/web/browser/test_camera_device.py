@@ -4,7 +4,6 @@ reader on the server proposes the throw that was made."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
 
-from tests.web.browser.conftest import CHROMIUM, TABLET, _skip_reason, screenshot, serving
+from tests.web.browser.conftest import TABLET, _skip_reason, launch, screenshot, serving
 
 pytestmark = pytest.mark.browser
 WRITE = {"X-Becher": "1"}
@@ -34,31 +33,20 @@ def write_y4m(path: Path, frames: list[Any], fps: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def camera_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def camera_browser(pw_session: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Chromium of its own whose camera is the generated video; permission is granted without a prompt."""
-    if _skip_reason():
-        pytest.skip(_skip_reason() or "")
-    from playwright.sync_api import sync_playwright
-
     from vision.camsim import TableVideo
 
     video = TableVideo(seed=21).still(1.0).throw(THROWN).still(4.0)
     clip = write_y4m(tmp_path_factory.mktemp("clip") / "table.y4m", video.frames, round(video.fps))
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--use-fake-ui-for-media-stream",
-                "--use-fake-device-for-media-stream",
-                f"--use-file-for-fake-video-capture={clip}",
-            ],
-        )
-        yield b
-        b.close()
+    b = launch(
+        pw_session,
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-video-capture={clip}",
+    )
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="module")
