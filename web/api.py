@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import unicodedata
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, NoReturn
@@ -249,6 +250,13 @@ def games_list() -> Response:
     return ok(games=games)
 
 
+def check_game_rate(store: Store) -> None:
+    """A device that starts games by the dozen is a runaway script: refused before anything is stored."""
+    limit = int(current_app.config["GAMES_PER_HOUR"])
+    if store.games_started_since(current_device(), time.time() - 3600) >= limit:
+        fail(429, "too_many", f"This device has started {limit} games in the last hour; continue one of them or wait.")
+
+
 @bp.post("/games")
 def games_create() -> Response:
     data = body()
@@ -270,6 +278,7 @@ def games_create() -> Response:
     except BecherError as exc:
         fail(400, "malformed", str(exc))
     store = store_of()
+    check_game_rate(store)
     view = store.create(log, current_device(), public)
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))
@@ -299,6 +308,7 @@ def games_import() -> Response:
     check_names(log.setup.players)
     check_json([log.setup.to_json(), [a.to_json() for a in log.actions]], "The log")
     store = store_of()
+    check_game_rate(store)
     view = store.create(log, current_device())
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))

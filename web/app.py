@@ -64,6 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         LIVE_HEARTBEAT=15.0,
         LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
         LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
+        GAMES_PER_HOUR=60,  # games one device may start (or import) in an hour: a runaway script, not a family
         LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game
         JOIN_LANDING="/phone/{id}",
         PUBLIC_URL=None,  # base of join links; default: the address the request came to

@@ -703,6 +703,14 @@ class Store:
             )
             return cur.rowcount > 0
 
+    def games_started_since(self, device: str, since: float) -> int:
+        row = (
+            self.conn()
+            .execute("SELECT COUNT(*) AS n FROM games WHERE owner = ? AND created >= ?", (device, since))
+            .fetchone()
+        )
+        return int(row["n"])
+
     def games_of(self, device: str) -> list[str]:
         return [r["game_id"] for r in self.conn().execute("SELECT game_id FROM members WHERE device = ?", (device,))]
 

@@ -563,3 +563,22 @@ def test_no_players_and_nine_players_are_refused_for_every_game(client: Device, 
         assert r.status_code == 400 and r.json["code"] == "malformed", (game, len(players))
         assert "player" in r.json["error"]
     assert client.get("/api/games").json["games"] == []
+
+
+def test_a_device_starting_games_by_the_dozen_is_stopped_and_nothing_is_stored(
+    app: Flask, client: Device, new_device: Callable[[], Device]
+) -> None:
+    app.config["GAMES_PER_HOUR"] = 3
+    made = [client.create()["id"] for _ in range(3)]
+    log = client.get(f"/api/games/{made[0]}/export").data.decode()
+    refused = client.post("/api/games", json={"game": "bone", "players": ["A", "B"]})
+    assert refused.status_code == 429 and refused.json["code"] == "too_many" and "3 games" in refused.json["error"]
+    imported = client.post("/api/games/import", data=log, headers={"Content-Type": "application/x-ndjson"})
+    assert imported.status_code == 429
+    assert sorted(g["id"] for g in client.get("/api/games").json["games"]) == sorted(made)
+    # another device at the table is not held back, and games started over an hour ago no longer count
+    assert new_device().post("/api/games", json={"game": "bone", "players": ["A", "B"]}).status_code == 201
+    store: Store = app.extensions["becher.store"]
+    with store._write() as conn:
+        conn.execute("UPDATE games SET created = created - 3601")
+    assert client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}).status_code == 201
