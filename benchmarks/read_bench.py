@@ -118,6 +118,30 @@ def run_set(reader: DiceReader, rows: list[tuple[bytes, list[str], str]], kind: 
     return tally
 
 
+def printings(reader: DiceReader, kind: str) -> tuple[int, int]:
+    """Court dice of the poker test scenes read as the right face: how many, and how many of them with the right
+    printing too (a German "D" told as D, not only as a queen). Each die read is matched to the rendered die whose top
+    face holds its centre."""
+    folder = ROOT / "data" / "synth-poker-test"
+    if not (folder / "details.jsonl").is_file():
+        return 0, 0
+    n = right = 0
+    for line in (folder / "details.jsonl").read_text(encoding="utf-8").splitlines():
+        scene = json.loads(line)
+        reading = reader.read_bytes((folder / scene["image"]).read_bytes(), kind=kind)
+        for die in reading.dice:
+            if die.face not in ("J", "Q", "K"):
+                continue
+            cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
+            for truth in scene["dice"]:
+                x0, y0, x1, y1 = truth["top_box"]
+                if x0 <= cx <= x1 and y0 <= cy <= y1 and truth["face"] == die.face:
+                    n += 1
+                    right += (die.printed or die.face) == truth["printed"]
+                    break
+    return n, right
+
+
 def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[str, float]:
     sample = cv2.imread(str(sorted((photo_root / "rune55-phone-tray" / "images").glob("*.jpg"))[0]))
     big = cv2.resize(sample, (4000, 3000), interpolation=cv2.INTER_CUBIC)
@@ -186,6 +210,12 @@ def main() -> int:
             f"{r['precision']:>6.1%} {r['recall']:>6.1%} {r['all_right']:>6.1%} {r['flagged']:>5.1%} "
             f"{r['unflagged_precision']:>6.1%} {r['wrong_kind']:>5} {r['ms_median']:>6.1f} {r['ms_p95']:>6.1f} {ok}"
         )
+    if "synth-poker-test" in sets and args.kind != "pip":
+        n, right = printings(reader, args.kind)
+        if args.json:
+            print(json.dumps({"court_printings": n, "printing_right": right}))
+        elif n:
+            print(f"court dice read as the right face whose printing (J/B/V, Q/D, K/R) was read right: {right}/{n}")
     if not args.no_speed:
         s = speed(reader, args.photos, args.models)
         if args.json:

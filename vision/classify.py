@@ -1,4 +1,8 @@
-"""Stage 2: what each die shows. Crops around each candidate go to a small ONNX classifier (12 faces + background)."""
+"""Stage 2: what each die shows. Crops around each candidate go to a small ONNX classifier (12 faces + background).
+
+A model may add printing classes after background (German and French court letters): their logits join their rank's,
+and the winning printing is reported so the person sees "D read as Q".
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Candidates, session
-from vision.reading import PIP_FACES, POKER_FACES
+from vision.reading import PIP_FACES, POKER_FACES, PRINTINGS
 
 FACES = PIP_FACES + POKER_FACES
 BACKGROUND = len(FACES)
@@ -17,6 +21,18 @@ BACKGROUND = len(FACES)
 # validation split, one turn and then four for the 23 % of crops under 0.9 read as well as four turns for every crop
 # (F1 0.950; two turns for every crop: 0.947) for 40 % of that work
 REREAD_BELOW = 0.9
+
+
+def rank_columns(class_names: list[str], source: str = "the model") -> list[list[int]]:
+    """Per rank class (12 faces, background), the model's output columns that make it up: its own and its
+    printings'."""
+    extra = class_names[BACKGROUND + 1 :]
+    if class_names[: BACKGROUND + 1] != [*FACES, "background"] or not set(extra) <= set(PRINTINGS):
+        raise ValueError(f"{source}: unexpected class names {class_names}.")
+    columns = [[k] for k in range(BACKGROUND + 1)]
+    for col, letter in enumerate(extra, BACKGROUND + 1):
+        columns[FACES.index(PRINTINGS[letter])].append(col)
+    return columns
 
 
 def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float) -> np.ndarray:
@@ -43,8 +59,7 @@ class Classifier:
         self.sess = session(path)
         meta = self.sess.get_modelmeta().custom_metadata_map
         self.class_names: list[str] = json.loads(meta["class_names"])
-        if self.class_names[:BACKGROUND] != list(FACES):
-            raise ValueError(f"{path.name}: unexpected class names {self.class_names}.")
+        self.columns = rank_columns(self.class_names, path.name)
         self.size = int(meta.get("input_size", "32"))
         self.context = float(meta.get("context", "1.25"))
         self.temperature = float(meta.get("temperature", "1.0"))
@@ -56,7 +71,30 @@ class Classifier:
         self.input = self.sess.get_inputs()[0].name
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
-        """Logits averaged over ``turns`` quarter turns of each crop: a die reads the same turned, noise does not.
+        """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
+        return self.merge(self.model_logits(bgr, c, turns))
+
+    def merge(self, full: np.ndarray) -> np.ndarray:
+        """The model's logits (n, classes) to one per rank class: a log-sum of a face's printings, so that its
+        probability is theirs added up."""
+        if len(self.columns) == full.shape[1]:
+            return full
+        out = np.empty((len(full), BACKGROUND + 1), np.float32)
+        for k, cols in enumerate(self.columns):
+            z = full[:, cols]
+            top = z.max(axis=1)
+            out[:, k] = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
+        return out
+
+    def printing(self, full: np.ndarray, face_class: int) -> np.ndarray:
+        """Per row, the printed letter most likely behind ``face_class`` (the face itself when no printing wins)."""
+        cols = self.columns[face_class]
+        best = np.asarray(cols)[full[:, cols].argmax(axis=1)]
+        return np.array([self.class_names[b] if b > BACKGROUND else FACES[face_class] for b in best], dtype=object)
+
+    def model_logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
+        """Logits over the model's classes, averaged over ``turns`` quarter turns of each crop: a die reads the same
+        turned, noise does not.
 
         With the model's own turns, crops still in doubt get the remaining quarter turns too.
         """
@@ -67,7 +105,7 @@ class Classifier:
         x = to_input(crop_dice(bgr, c, self.size, self.context))
         mean = self._turned(x, range(max(turns, 1)))
         if reread and turns < 4:
-            doubt = softmax(mean).max(axis=1) < REREAD_BELOW
+            doubt = softmax(self.merge(mean)).max(axis=1) < REREAD_BELOW
             if doubt.any():
                 rest = self._turned(x[doubt], range(turns, 4))
                 mean[doubt] = (mean[doubt] * turns + rest * (4 - turns)) / 4

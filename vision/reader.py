@@ -108,7 +108,8 @@ class DiceReader:
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
         c = self.candidates(img.bgr)
-        logits = self.classifier.logits(img.bgr, c)
+        full = self.classifier.model_logits(img.bgr, c)
+        logits = self.classifier.merge(full)
         if kind == "auto":
             kind = choose_kind(logits, c.scores)
         p = kind_probs(logits, kind, self.classifier.temperature)
@@ -132,7 +133,10 @@ class DiceReader:
             if box[0] >= box[2] or box[1] >= box[3]:
                 continue
             uncertain = conf < self.classifier.threshold
-            dice.append(Die(faces[best], best + 1, conf, box, uncertain, kind))
+            printed = None
+            if kind == "poker":
+                printed = str(self.classifier.printing(full[k : k + 1], 6 + best)[0])
+            dice.append(Die(faces[best], best + 1, conf, box, uncertain, kind, printed))
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0

@@ -14,6 +14,8 @@ from typing import Any
 PIP_FACES = ("1", "2", "3", "4", "5", "6")
 POKER_FACES = ("9", "10", "J", "Q", "K", "A")
 KINDS = ("pip", "poker")
+# court letters other than the English J, Q, K, and the face each stands for (../shared/guide/POKER-DICE.md)
+PRINTINGS = {"B": "J", "V": "J", "D": "Q", "R": "K"}
 
 
 class ImageError(ValueError):
@@ -40,6 +42,8 @@ class Die:
             raise ValueError(f"A {self.kind} die has faces {faces}, not {self.face!r}.")
         if faces.index(self.face) + 1 != self.value:
             raise ValueError(f"Face {self.face!r} has rank {faces.index(self.face) + 1}, not {self.value}.")
+        if self.printed is not None and self.printed != self.face and PRINTINGS.get(self.printed) != self.face:
+            raise ValueError(f"{self.printed!r} is not a printing of face {self.face!r}.")
         if not (0.0 <= self.confidence <= 1.0) or math.isnan(self.confidence):
             raise ValueError(f"Confidence must lie in [0, 1], not {self.confidence!r}.")
         x0, y0, x1, y1 = self.box

@@ -31,6 +31,8 @@ def test_a_valid_die_round_trips_to_json() -> None:
         ({"box": (10, 10, 5, 20)}, "box"),
         ({"kind": "card"}, "kind"),
         ({"face": "J", "value": 3}, "faces"),  # a poker face on a pip die
+        ({"kind": "poker", "face": "K", "value": 5, "printed": "D"}, "printing"),  # D is a queen
+        ({"kind": "poker", "face": "J", "value": 3, "printed": "R"}, "printing"),
     ],
 )
 def test_impossible_dice_are_refused(kwargs: dict, words: str) -> None:

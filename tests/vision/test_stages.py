@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.vision.drawing import draw_die, table
 from vision.classify import (
@@ -13,9 +14,14 @@ from vision.classify import (
     crop_dice,
     fit_confidence,
     kind_probs,
+    rank_columns,
+    softmax,
     to_input,
 )
 from vision.detect import Candidates, Detector, suppress
+from vision.reading import PIP_FACES, POKER_FACES
+
+FACES = [*PIP_FACES, *POKER_FACES]
 
 
 def _bare_detector(stride: int = 4, long_side: int = 320) -> Detector:
@@ -174,9 +180,38 @@ def test_crops_in_doubt_are_read_at_all_four_quarter_turns() -> None:
         lookup[np.ascontiguousarray(np.rot90(x[1], k, axes=(1, 2))).tobytes()] = doubt_low if k < 2 else doubt_high
     clf = Classifier.__new__(Classifier)
     clf.size, clf.context, clf.turns, clf.input = 32, 1.2, 2, "crops"
+    clf.columns = rank_columns([*FACES, "background"])
     clf.sess = _TableSession(lookup)  # type: ignore[assignment]
     out = clf.logits(img, c)
     np.testing.assert_allclose(out[0], sure)  # sure at two turns: read twice only
     np.testing.assert_allclose(out[1], (doubt_low + doubt_high) / 2)  # in doubt: the mean of all four turns
     assert clf.sess.batches == [4, 2]  # type: ignore[attr-defined]
     np.testing.assert_allclose(clf.logits(img, c, turns=2)[1], doubt_low)  # an explicit count is kept as asked
+
+
+def test_printings_add_up_to_their_face_and_the_printed_letter_is_told() -> None:
+    names = [*FACES, "background", "B", "V", "D", "R"]
+    clf = Classifier.__new__(Classifier)
+    clf.class_names, clf.columns = names, rank_columns(names)
+    full = np.zeros((2, len(names)), np.float32)
+    full[0, names.index("J")], full[0, names.index("B")], full[0, names.index("V")] = 1.0, 3.0, 0.5  # a German jack
+    full[1, names.index("Q")], full[1, names.index("D")] = 4.0, 1.0  # an English queen
+    full[0, names.index("D")] = 0.5  # the jack's queen would be a German "D", were it a queen
+    merged = clf.merge(full)
+    assert merged.shape == (2, 13)
+    p_full, p_merged = softmax(full), softmax(merged)
+    jbv = [names.index(n) for n in ("J", "B", "V")]
+    np.testing.assert_allclose(p_merged[0, FACES.index("J")], p_full[0, jbv].sum(), rtol=1e-5)
+    np.testing.assert_allclose(p_merged[:, BACKGROUND], p_full[:, BACKGROUND], rtol=1e-5)
+    assert merged[0].argmax() == FACES.index("J") and merged[1].argmax() == FACES.index("Q")
+    assert list(clf.printing(full, FACES.index("J"))) == ["B", "J"]
+    assert list(clf.printing(full, FACES.index("Q"))) == ["D", "Q"]
+    assert list(clf.printing(full, FACES.index("A"))) == ["A", "A"]  # no other printing of an ace
+
+
+def test_a_model_with_unknown_classes_is_refused() -> None:
+    with pytest.raises(ValueError, match="class names"):
+        rank_columns([*FACES, "background", "X"])
+    with pytest.raises(ValueError, match="class names"):
+        rank_columns([*FACES[::-1], "background"])
+    assert rank_columns([*FACES, "background"]) == [[k] for k in range(13)]  # an older model: one column per class

@@ -824,3 +824,34 @@ def test_the_photo_page_draws_the_reading_and_says_what_was_entered(
     # who may not see the game may not see its photo; an unknown photo is 404
     assert pages_app.test_client().get(f"/photo/{pid}").status_code == 403
     assert owner.get("/photo/pnothere").status_code == 404
+
+
+def test_the_photo_page_names_another_printing_of_a_court_face(
+    pages_app: Flask, owner: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from PIL import Image
+
+    def reading(data: bytes, kind: str) -> dict[str, Any]:
+        dice = [
+            {"face": "Q", "value": 4, "confidence": 0.97, "box": [10, 20, 110, 120], "uncertain": False},
+            {"face": "K", "value": 5, "confidence": 0.95, "box": [150, 20, 250, 120], "uncertain": False},
+        ]
+        dice[0]["printed"] = "D"
+        return {"kind": "poker", "dice": dice, "width": 400, "height": 200, "ms": 1.0, "warnings": []}
+
+    monkeypatch.setattr("web.photos.read_image", reading)
+    game = owner.post("/api/games", json={"game": "pokerdice", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"]
+    buf = io.BytesIO()
+    Image.new("RGB", (400, 200), (20, 90, 60)).save(buf, "JPEG")
+    r = owner.post(
+        f"/api/games/{game['id']}/photos",
+        data={"photo": (io.BytesIO(buf.getvalue()), "dice.jpg")},
+        headers=WRITE,
+        content_type="multipart/form-data",
+    )
+    html = owner.get(f"/photo/{r.json['photo']['id']}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    # a German queen is shown as what is printed and what it counts as; an English king as itself
+    assert re.findall(r'<span class="lbl">([^<]+)</span>', html) == ["D=Q", "K"]
+    assert "Die 1: D=Q (97 %)" in html

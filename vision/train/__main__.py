@@ -27,7 +27,7 @@ from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
 from vision.train.candidates import detector_patches, match
-from vision.train.data import BACKGROUND, FACES, Sample, load_photos, synth_samples, to_sample
+from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, load_photos, synth_samples, to_sample
 
 VAL_SYNTH_SEED = 900_000  # rendered validation scenes: train-split designs, seeds never used for training
 
@@ -75,12 +75,18 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
     onnx.save(proto, str(path))
     reader = DiceReader(out_dir)
     rows = []  # per candidate: image idx, kind, score, logits, label
+    printings = []  # per candidate on a court face: (printing taught, printing read)
     for n, s in enumerate(val):
         c = reader.detector.detect(s.img, 0.05)
-        logits = reader.classifier.logits(s.img, c)
+        full = reader.classifier.model_logits(s.img, c)
+        logits = reader.classifier.merge(full)
         lab = match(s, c.centres)
+        taught = match(s, c.centres, s.taught)
         for k in range(len(c)):
             rows.append((n, s.kind, float(c.scores[k]), logits[k], int(lab[k])))
+            if s.kind == "poker" and CLASS_NAMES[lab[k]] in ("J", "Q", "K") and int(logits[k].argmax()) == lab[k]:
+                read = reader.classifier.printing(full[k : k + 1], int(lab[k]))[0]
+                printings.append((CLASS_NAMES[taught[k]], str(read)))
     kinds = np.array([r[1] for r in rows])
     scores = np.array([r[2] for r in rows])
     logits = np.stack([r[3] for r in rows])
@@ -159,6 +165,8 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
         "val_unflagged_precision": round(unflagged_precision, 4),
         "val_unflagged_precision_face_only": round(plain[2], 4),
         "val_mean_confidence_vs_right": [round(float(c_keep.mean()), 4), round(float(right.mean()), 4)],
+        # of court faces read as the right face, how often the printing (J or B or V...) was read right too
+        "val_printing_right": round(sum(a == b for a, b in printings) / max(len(printings), 1), 4),
     }
     path = out_dir / CLASSIFIER_FILE
     proto = onnx.load(str(path))
@@ -188,6 +196,9 @@ def main() -> None:
     ap.add_argument("--calibrate-only", action="store_true")
     ap.add_argument("--no-calibrate", action="store_true", help="leave the calibration to a later --calibrate-only")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
+    ap.add_argument("--cls-init", type=Path, default=None, help="fine-tune this exported classifier instead")
+    ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
+    ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     args = ap.parse_args()
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
@@ -235,13 +246,24 @@ def main() -> None:
         patches = cls_train.patches_from(train, rng, photo_weight=args.photo_weight)
         found = detector_patches(args.out, train, jobs, args.photo_weight)
         n_bg = sum(p.cls == BACKGROUND for p in found)
+        n_printing = sum(p.cls > BACKGROUND for p in patches)
         print(
-            f"{len(patches)} classifier patches from the labels, {len(found)} from the detector ({n_bg} false alarms)",
+            f"{len(patches)} classifier patches from the labels ({n_printing} court printings other than J Q K), "
+            f"{len(found)} from the detector ({n_bg} false alarms)",
             flush=True,
         )
         patches += found
         net = cls_train.train(
-            patches, args.cls_epochs, args.seed, batch=args.cls_batch, width=width, device=device, workers=workers
+            patches,
+            args.cls_epochs,
+            args.seed,
+            batch=args.cls_batch,
+            width=width,
+            device=device,
+            workers=workers,
+            lr=args.cls_lr,
+            init=args.cls_init,
+            epoch_size=args.cls_epoch_size,
         )
         export(
             net,
@@ -251,7 +273,7 @@ def main() -> None:
             {"crops": {0: "n"}, "logits": {0: "n"}},
             {
                 "model": "dice-faces",
-                "class_names": json.dumps([*FACES, "background"]),
+                "class_names": json.dumps(CLASS_NAMES),
                 "input_size": cls_train.CROP,
                 "context": cls_train.CONTEXT,
                 "input": "grey crops standardised per crop, N x 1 x S x S",

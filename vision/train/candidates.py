@@ -13,8 +13,12 @@ from vision.train import classifier as cls_train
 from vision.train.data import BACKGROUND, Sample
 
 
-def match(s: Sample, centres: np.ndarray) -> np.ndarray:
-    """Label class of each candidate (BACKGROUND when no labelled die is near), one candidate per die, nearest first."""
+def match(s: Sample, centres: np.ndarray, labels: np.ndarray | None = None) -> np.ndarray:
+    """Label class of each candidate (BACKGROUND when no labelled die is near), one candidate per die, nearest first.
+
+    ``labels``: per labelled die, what to report (default its rank class; training passes the printing taught).
+    """
+    labels = s.classes if labels is None else labels
     out = np.full(len(centres), BACKGROUND, np.int64)
     if len(centres) == 0 or len(s.centres) == 0:
         return out
@@ -26,7 +30,7 @@ def match(s: Sample, centres: np.ndarray) -> np.ndarray:
             break
         if out[i] != BACKGROUND or j in used:
             continue
-        out[i] = s.classes[j]
+        out[i] = labels[j]
         used.add(j)
     return out
 
@@ -43,7 +47,7 @@ def _load_detector(path: str) -> None:
 
 def _candidates(s: Sample) -> list[tuple[float, float, float, int]]:
     c = _DETECTOR.detect(s.img, 0.2)
-    lab = match(s, c.centres)
+    lab = match(s, c.centres, s.taught)
     out = []
     for k in range(len(c)):
         near = len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any()

@@ -3,17 +3,24 @@
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import onnx
 import torch
+from onnx import numpy_helper
+from torch import nn
 from torch.nn import functional as F
 
+from vision.reading import PRINTINGS
 from vision.train.augment import colour, perspective_jitter, similarity
-from vision.train.data import BACKGROUND, FACES, Sample
+from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class
 from vision.train.models import Classifier
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
@@ -46,7 +53,7 @@ def patches_from(
     for s in samples:
         k = source_weight(s, photo_weight)
         h, w = s.img.shape[:2]
-        for (cx, cy), side, c in zip(s.centres, s.sides, s.classes, strict=True):
+        for (cx, cy), side, c in zip(s.centres, s.sides, s.taught, strict=True):
             out.append(Patch(patch_at(s.img, cx, cy, side), int(c), k))
             # half off a die: a second peak on one die, or the gap between two touching dice
             a = rng.uniform(0, 2 * math.pi)
@@ -107,14 +114,17 @@ class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
     Seeding per item makes a run the same whatever the number of loader workers.
     """
 
-    def __init__(self, patches: list[Patch], epochs: int, seed: int) -> None:
+    def __init__(self, patches: list[Patch], epochs: int, seed: int, epoch_size: int = 0) -> None:
         self.imgs = np.stack([p.img for p in patches])
         self.labels = np.array([p.cls for p in patches], dtype=np.int64)
-        counts = np.bincount(self.labels, minlength=len(FACES) + 1).astype(np.float64)
-        # balance classes: poker faces come only from renders, pip faces mostly from photos
-        w = np.array([p.weight for p in patches]) / np.maximum(counts[self.labels], 1.0)
+        ranks = rank_class(self.labels)
+        counts = np.bincount(ranks, minlength=BACKGROUND + 1).astype(np.float64)
+        # balance faces: poker faces come only from renders, pip faces mostly from photos; a face's printings share
+        # its weight as often as they are rendered
+        w = np.array([p.weight for p in patches]) / np.maximum(counts[ranks], 1.0)
         rng = np.random.default_rng(seed)
-        self.order = np.stack([rng.choice(len(patches), len(patches), p=w / w.sum()) for _ in range(epochs)])
+        n = epoch_size or len(patches)
+        self.order = np.stack([rng.choice(len(patches), n, p=w / w.sum()) for _ in range(epochs)])
         self.seed = seed
 
     def __len__(self) -> int:
@@ -128,6 +138,37 @@ class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
         return to_input(crop[None])[0], int(self.labels[i])
 
 
+def from_onnx(path: Path) -> Classifier:
+    """An exported classifier back as a torch module (batch norms folded), its head widened to all of CLASS_NAMES.
+
+    A class the file lacks (a printing) starts as a copy of its face, a log-share lower, so that the face's merged
+    probability is what it was: fine-tuning then only has to tell the printings apart.
+    """
+    proto = onnx.load(str(path))
+    names = json.loads({p.key: p.value for p in proto.metadata_props}["class_names"])
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in proto.graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in proto.graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in proto.graph.node if n.op_type == "Gemm")
+    head_w, head_b = weights[gemm.input[1]], weights[gemm.input[2]]
+    width = (convs[0][0].shape[0], convs[1][0].shape[0], convs[3][0].shape[0], convs[5][0].shape[0])
+    net = Classifier(len(CLASS_NAMES), width, folded=True)
+    layers = [m for m in net.body if isinstance(m, nn.Sequential)]
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, convs, strict=True):
+            conv = cast(nn.Conv2d, layer[0])
+            conv.weight.copy_(w)
+            cast(torch.Tensor, conv.bias).copy_(b)
+        head = cast(nn.Linear, net.body[-1])
+        ranks = rank_class(np.arange(len(CLASS_NAMES)))
+        share = np.bincount(ranks, minlength=BACKGROUND + 1)
+        widen = list(names) != list(CLASS_NAMES)
+        for k, name in enumerate(CLASS_NAMES):
+            src = names.index(name if name in names else PRINTINGS[name])
+            head.weight[k] = head_w[src]
+            head.bias[k] = head_b[src] - (math.log(share[ranks[k]]) if widen else 0.0)
+    return net
+
+
 def train(
     patches: list[Patch],
     epochs: int,
@@ -138,12 +179,16 @@ def train(
     device: str = "cpu",
     workers: int = 0,
     lr: float = 4e-3,
+    init: Path | None = None,
+    epoch_size: int = 0,
 ) -> Classifier:
+    """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
+    per patch)."""
     torch.manual_seed(seed)
-    net = Classifier(len(FACES) + 1, width)
+    net = from_onnx(init) if init else Classifier(len(CLASS_NAMES), width)
     net.to(device)
-    data = CropSet(patches, epochs, seed)
-    per_epoch = len(patches)
+    data = CropSet(patches, epochs, seed, epoch_size)
+    per_epoch = data.order.shape[1]
     loader = torch.utils.data.DataLoader(
         data,
         batch_size=batch,

@@ -15,10 +15,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.reading import PIP_FACES, POKER_FACES
+from vision.reading import PIP_FACES, POKER_FACES, PRINTINGS
 
 FACES = PIP_FACES + POKER_FACES  # class index = position; background is len(FACES)
 BACKGROUND = len(FACES)
+# what the classifier outputs: the faces, background, then the other court printings (their faces' rank at run time)
+CLASS_NAMES = (*FACES, "background", *PRINTINGS)
 PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
 VAL_PERCENT = 15
 
@@ -44,6 +46,13 @@ class Item:
 def face_class(kind: str, face: str) -> int:
     faces = PIP_FACES if kind == "pip" else POKER_FACES
     return faces.index(face) + (0 if kind == "pip" else len(PIP_FACES))
+
+
+def rank_class(cls: np.ndarray) -> np.ndarray:
+    """Classifier classes to rank classes: a printing (a German queen "D") counts as its face (Q)."""
+    table = np.array([CLASS_NAMES.index(PRINTINGS.get(n, n)) for n in CLASS_NAMES], np.int64)
+    out: np.ndarray = table[cls]
+    return out
 
 
 def is_val(name: str) -> bool:
@@ -106,6 +115,11 @@ class Sample:
     sides: np.ndarray  # (n,) float32
     classes: np.ndarray  # (n,) int64
     kind: str
+    teach: np.ndarray | None = None  # the class to teach per die where it differs: a printing ("D" for a queen)
+
+    @property
+    def taught(self) -> np.ndarray:
+        return self.classes if self.teach is None else self.teach
 
 
 def die_sides(item: Item) -> np.ndarray:
@@ -146,7 +160,9 @@ def _synth_one(job: tuple[int, str, str]) -> Sample:
         half = max(d.box[2] - d.box[0], d.box[3] - d.box[1]) / 2
         boxes.append(Box(cx - half, cy - half, cx + half, cy + half, face_class(kind, d.face)))
     item = Item(f"synth-{kind}/{seed}", None, tuple(boxes), kind, split)
-    return to_sample(item, sc.image)
+    sample = to_sample(item, sc.image)
+    sample.teach = np.array([CLASS_NAMES.index(d.printed if d.printed in PRINTINGS else d.face) for d in sc.dice])
+    return sample
 
 
 def synth_samples(n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1) -> list[Sample]:

@@ -45,22 +45,30 @@ class Detector(nn.Module):
         return out
 
 
-class Classifier(nn.Module):
-    """Grey crop (1xSxS, standardised) to logits over the 12 faces and background."""
+def cr(cin: int, cout: int) -> nn.Sequential:
+    """A convolution with its batch norm folded in, as an exported model holds it: for fine-tuning from ONNX."""
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1), nn.Identity(), nn.ReLU(inplace=True))
 
-    def __init__(self, n_classes: int = 13, w: tuple[int, int, int, int] = (16, 32, 64, 96)) -> None:
+
+class Classifier(nn.Module):
+    """Grey crop (1xSxS, standardised) to logits over the 12 faces, background and any printing classes."""
+
+    def __init__(
+        self, n_classes: int = 13, w: tuple[int, int, int, int] = (16, 32, 64, 96), folded: bool = False
+    ) -> None:
         super().__init__()
+        block = cr if folded else cbr
         self.body = nn.Sequential(
-            cbr(1, w[0]),
+            block(1, w[0]),
             nn.MaxPool2d(2),
-            cbr(w[0], w[1]),
-            cbr(w[1], w[1]),
+            block(w[0], w[1]),
+            block(w[1], w[1]),
             nn.MaxPool2d(2),
-            cbr(w[1], w[2]),
-            cbr(w[2], w[2]),
+            block(w[1], w[2]),
+            block(w[2], w[2]),
             nn.MaxPool2d(2),
-            cbr(w[2], w[3]),
-            cbr(w[3], w[3]),
+            block(w[2], w[3]),
+            block(w[3], w[3]),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),

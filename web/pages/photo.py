@@ -27,6 +27,11 @@ class PhotoBox:
     width: float
     height: float
     confidence: float
+    printed: str | None = None  # another printing of the face, as read ("D" for a German queen)
+
+    @property
+    def label(self) -> str:
+        return f"{self.printed}={self.face}" if self.printed and self.printed != self.face else self.face
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ def boxes_of(reading: JSON | None, width: int, height: int) -> tuple[PhotoBox, .
                 width=round(100 * (x1 - x0) / w, 3),
                 height=round(100 * (y1 - y0) / h, 3),
                 confidence=float(d.get("confidence") or 0.0),
+                printed=str(d["printed"]) if d.get("printed") else None,
             )
         )
     return tuple(out)

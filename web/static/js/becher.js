@@ -8,6 +8,11 @@ const Becher = (() => {
     return String(template).replace(/%\((\w+)\)s/g, (_, k) => (values && k in values ? values[k] : ""));
   }
 
+  /* A die as read: its face, or "D=Q" where the reader saw another printing of it (a German queen). */
+  function faceLabel(d) {
+    return d.printed && d.printed !== d.face ? `${d.printed}=${d.face}` : String(d.face);
+  }
+
   let toastTimer = null;
   function toast(text, isError) {
     const el = document.getElementById("toast");
@@ -119,5 +124,5 @@ const Becher = (() => {
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, faceLabel, toast, announce, api, follow, swap, describeError, ApiError };
 })();

@@ -170,9 +170,9 @@
       b.dataset.slot = "";
       const lbl = document.createElement("span");
       lbl.className = "lbl";
-      lbl.textContent = d.face;
+      lbl.textContent = Becher.faceLabel(d);
       b.appendChild(lbl);
-      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: k + 1 })}: ${d.face}${d.uncertain ? ", " + W.uncertain : ""}`);
+      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: k + 1 })}: ${Becher.faceLabel(d)}${d.uncertain ? ", " + W.uncertain : ""}`);
       wrap.appendChild(b);
       ui.boxes.push(b);
     });

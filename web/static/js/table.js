@@ -42,7 +42,7 @@
       b.style.height = `${(100 * (y1 - y0)) / r.height}%`;
       const lbl = document.createElement("span");
       lbl.className = "lbl";
-      lbl.textContent = d.face;
+      lbl.textContent = Becher.faceLabel(d);
       b.appendChild(lbl);
       wrap.appendChild(b);
     });
