@@ -203,8 +203,9 @@ def main() -> None:
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    jobs = max(1, (os.cpu_count() or 2) - 1)
-    workers = args.workers if args.workers >= 0 else (0 if device == "cpu" else jobs)
+    # rendering and labelling keep every core busy (the main process only waits); loading leaves one to the trainer
+    jobs = os.cpu_count() or 1
+    workers = args.workers if args.workers >= 0 else (0 if device == "cpu" else max(1, jobs - 1))
     width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
     torch.set_num_threads(2 if device == "cpu" else 4)
     cv2.setNumThreads(1)  # before any fork: a forked OpenCV thread pool can hang the loader and pool processes
@@ -253,6 +254,7 @@ def main() -> None:
             flush=True,
         )
         patches += found
+        train.clear()  # the images are cut into patches now: free them (gigabytes) before the crops are stacked
         net = cls_train.train(
             patches,
             args.cls_epochs,

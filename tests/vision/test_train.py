@@ -1,0 +1,49 @@
+"""Training pieces that decide what the classifier learns: printing classes and their faces, and fine-tuning from an
+exported model. Those that need torch run only where the ``train`` extra is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.reading import PRINTINGS
+from vision.train.data import BACKGROUND, CLASS_NAMES, rank_class, synth_samples
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def test_each_printing_counts_as_its_face() -> None:
+    ranks = rank_class(np.arange(len(CLASS_NAMES)))
+    assert list(ranks[: BACKGROUND + 1]) == list(range(BACKGROUND + 1))  # faces and background are themselves
+    for letter, face in PRINTINGS.items():
+        assert CLASS_NAMES[ranks[CLASS_NAMES.index(letter)]] == face
+    assert CLASS_NAMES[ranks[CLASS_NAMES.index("D")]] == "Q" and CLASS_NAMES[ranks[CLASS_NAMES.index("V")]] == "J"
+
+
+def test_rendered_poker_dice_teach_what_is_printed_and_score_as_their_face() -> None:
+    samples = synth_samples(12, "poker", seed0=10_001)
+    taught = np.concatenate([s.taught for s in samples])
+    faces = np.concatenate([s.classes for s in samples])
+    assert (faces < BACKGROUND).all() and (rank_class(taught) == faces).all()
+    assert (taught > BACKGROUND).any(), "twelve scenes hold some German or French court letters"
+    # pip scenes teach their faces
+    pip = synth_samples(2, "pip", seed0=1)
+    assert all((s.taught == s.classes).all() for s in pip)
+
+
+def test_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.classify import Classifier, rank_columns
+    from vision.train.classifier import from_onnx
+
+    net = from_onnx(MODELS / "dice-faces.onnx").eval()
+    exported = Classifier(MODELS / "dice-faces.onnx")
+    x = np.random.default_rng(0).normal(size=(6, 1, exported.size, exported.size)).astype(np.float32)
+    want = exported.merge(np.asarray(exported.sess.run(None, {exported.input: x})[0]))
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    assert got.shape == (6, len(CLASS_NAMES))
+    exported.columns = rank_columns(list(CLASS_NAMES))  # as a model with the printings reads: their sum is the face
+    np.testing.assert_allclose(exported.merge(got), want, atol=1e-4)
