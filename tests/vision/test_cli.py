@@ -55,3 +55,22 @@ def test_plain_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["read", str(a), "--kind", "pip"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{a}: pip: ") and "5" in out and "6" in out
+
+
+def test_a_german_poker_set_is_read_with_its_printing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.vision.test_synth import GERMAN
+    from vision.synth import render_scene
+    from vision.synth.style import SceneStyle
+
+    style = SceneStyle(effects=False, shadows=False, distractors=False, background="felt", designs=(GERMAN,))
+    scene_ = render_scene(0, kind="poker", n_dice=6, values=[1, 2, 3, 4, 5, 6], style=style, split="test")
+    path = tmp_path / "german.png"
+    cv2.imwrite(str(path), scene_.image)
+    assert main(["read", str(path), "--kind", "poker", "--json"]) == 0
+    dice = json.loads(capsys.readouterr().out)["dice"]
+    # B (Bube) is the jack, D (Dame) the queen: faces as ranks, the printing told beside them
+    assert sorted((d["value"], d["face"], d.get("printed")) for d in dice) == [
+        (1, "9", None), (2, "10", None), (3, "J", "B"), (4, "Q", "D"), (5, "K", None), (6, "A", None)
+    ]  # fmt: skip
+    assert main(["read", str(path), "--kind", "poker"]) == 0
+    assert "B=J" in capsys.readouterr().out

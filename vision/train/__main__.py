@@ -149,7 +149,9 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
     model: list[float] | None = fit_confidence(face_p, det_s, right) if len(right) > 20 else None
     plain = flag_threshold(face_p)
     mixed = flag_threshold(confidence(face_p, det_s, model)) if model else plain
-    if model is None or mixed[2] <= plain[2]:
+    # the fit unless it flags worse: its mean confidence is the share read right, which the plain probability's need
+    # not be
+    if model is None or mixed[2] < plain[2]:
         model, (threshold, flagged, unflagged_precision) = None, plain
     else:
         threshold, flagged, unflagged_precision = mixed

@@ -297,3 +297,28 @@ def test_live_camera_snap_reads_the_dice(
         expect(phone.locator(".send-throw").first).to_be_enabled()
     finally:
         ctx.close()
+
+
+def test_a_german_poker_throw_read_by_the_real_reader_names_its_printing(
+    server: str, tablet: Any, phone: Any, tmp_path: Any
+) -> None:
+    """The bundled reader on a rendered German set (B = jack, D = queen): phone and table label those dice B=J, D=Q."""
+    import cv2
+
+    from tests.vision.test_synth import GERMAN
+    from vision.synth import render_scene
+    from vision.synth.style import SceneStyle
+
+    style = SceneStyle(effects=False, shadows=False, distractors=False, background="felt", designs=(GERMAN,))
+    scene = render_scene(0, kind="poker", n_dice=5, values=[2, 3, 3, 4, 6], style=style, size=(960, 720), split="test")
+    photo = tmp_path / "german.jpg"
+    cv2.imwrite(str(photo), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    new_game(tablet, server, "pokerdice", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    phone.set_input_files("#photo-input", str(photo))
+    labels = phone.locator(".photo-wrap .dbox .lbl")
+    expect(labels).to_have_count(5, timeout=20_000)
+    assert sorted(labels.all_inner_texts()) == ["10", "A", "B=J", "B=J", "D=Q"]
+    screenshot(phone, "phone-poker-printing")
+    expect(tablet.locator("#table-photo .dbox .lbl")).to_have_count(5)
+    assert sorted(tablet.locator("#table-photo .dbox .lbl").all_inner_texts()) == ["10", "A", "B=J", "B=J", "D=Q"]

@@ -66,7 +66,9 @@
     ui.boxes.forEach((box) => {
       const slot = box.dataset.slot === "" ? null : Number(box.dataset.slot);
       const lbl = box.querySelector(".lbl");
-      if (slot != null && ui.entry[slot] != null) lbl.textContent = faceName(ui.entry[slot]);
+      if (slot == null || ui.entry[slot] == null) return;
+      // as read ("D=Q" keeps its printing) until the person changes the die's value
+      lbl.textContent = ui.entry[slot] === Number(box.dataset.value) ? box.dataset.read : faceName(ui.entry[slot]);
     });
   }
 
@@ -168,6 +170,8 @@
       b.style.height = `${(100 * (y1 - y0)) / h}%`;
       b.dataset.index = String(k);
       b.dataset.slot = "";
+      b.dataset.value = String(d.value);
+      b.dataset.read = Becher.faceLabel(d);
       const lbl = document.createElement("span");
       lbl.className = "lbl";
       lbl.textContent = Becher.faceLabel(d);
