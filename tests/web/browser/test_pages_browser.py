@@ -322,3 +322,4 @@ def test_a_german_poker_throw_read_by_the_real_reader_names_its_printing(
     screenshot(phone, "phone-poker-printing")
     expect(tablet.locator("#table-photo .dbox .lbl")).to_have_count(5)
     assert sorted(tablet.locator("#table-photo .dbox .lbl").all_inner_texts()) == ["10", "A", "B=J", "B=J", "D=Q"]
+    assert sorted(tablet.locator("#table-photo figcaption").inner_text().split()) == ["10", "A", "B=J", "B=J", "D=Q"]

@@ -46,7 +46,7 @@
       b.appendChild(lbl);
       wrap.appendChild(b);
     });
-    figure.querySelector("figcaption").textContent = r.dice.map((d) => d.face).join(" ");
+    figure.querySelector("figcaption").textContent = r.dice.map(Becher.faceLabel).join(" ");
     figure.hidden = false;
   }
 
