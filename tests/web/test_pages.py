@@ -455,18 +455,18 @@ def test_sheet_writes_the_new_reserve_level_and_strikes_the_old_one(owner: Flask
         assert sign in legend
 
 
-def upload_photo(client: FlaskClient, game_id: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A stored photo of this game (the reader is not under test here: it finds nothing)."""
+def upload_photo(
+    client: FlaskClient, game_id: str, monkeypatch: pytest.MonkeyPatch, reading: dict[str, Any] | None = None
+) -> str:
+    """A stored photo of this game; the reader is not under test here: it finds nothing, or gives ``reading``."""
     import io
 
     from PIL import Image
 
-    monkeypatch.setattr(
-        "web.photos.read_image",
-        lambda data, kind: {"kind": "pip", "dice": [], "width": 64, "height": 48, "ms": 1.0, "warnings": []},
-    )
+    answer = reading or {"kind": "pip", "dice": [], "width": 64, "height": 48, "ms": 1.0, "warnings": []}
+    monkeypatch.setattr("web.photos.read_image", lambda data, kind: answer)
     buf = io.BytesIO()
-    Image.new("RGB", (64, 48), (20, 90, 60)).save(buf, "JPEG")
+    Image.new("RGB", (answer["width"], answer["height"]), (20, 90, 60)).save(buf, "JPEG")
     r = client.post(
         f"/api/games/{game_id}/photos",
         data={"photo": (io.BytesIO(buf.getvalue()), "dice.jpg")},
@@ -829,29 +829,14 @@ def test_the_photo_page_draws_the_reading_and_says_what_was_entered(
 def test_the_photo_page_names_another_printing_of_a_court_face(
     pages_app: Flask, owner: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import io
-
-    from PIL import Image
-
-    def reading(data: bytes, kind: str) -> dict[str, Any]:
-        dice = [
-            {"face": "Q", "value": 4, "confidence": 0.97, "box": [10, 20, 110, 120], "uncertain": False},
-            {"face": "K", "value": 5, "confidence": 0.95, "box": [150, 20, 250, 120], "uncertain": False},
-        ]
-        dice[0]["printed"] = "D"
-        return {"kind": "poker", "dice": dice, "width": 400, "height": 200, "ms": 1.0, "warnings": []}
-
-    monkeypatch.setattr("web.photos.read_image", reading)
+    dice = [
+        {"face": "Q", "value": 4, "confidence": 0.97, "box": [10, 20, 110, 120], "uncertain": False, "printed": "D"},
+        {"face": "K", "value": 5, "confidence": 0.95, "box": [150, 20, 250, 120], "uncertain": False},
+    ]
+    reading = {"kind": "poker", "dice": dice, "width": 400, "height": 200, "ms": 1.0, "warnings": []}
     game = owner.post("/api/games", json={"game": "pokerdice", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"]
-    buf = io.BytesIO()
-    Image.new("RGB", (400, 200), (20, 90, 60)).save(buf, "JPEG")
-    r = owner.post(
-        f"/api/games/{game['id']}/photos",
-        data={"photo": (io.BytesIO(buf.getvalue()), "dice.jpg")},
-        headers=WRITE,
-        content_type="multipart/form-data",
-    )
-    html = owner.get(f"/photo/{r.json['photo']['id']}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    pid = upload_photo(owner, game["id"], monkeypatch, reading)
+    html = owner.get(f"/photo/{pid}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     # a German queen is shown as what is printed and what it counts as; an English king as itself
     assert re.findall(r'<span class="lbl">([^<]+)</span>', html) == ["D=Q", "K"]
     assert "Die 1: D=Q (97 %)" in html
