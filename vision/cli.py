@@ -15,16 +15,11 @@ def _line(path: str, reading: Reading) -> dict[str, Any]:
     return {"image": path, **out}
 
 
-def _label(face: str, printed: str | None) -> str:
-    """``D=Q``: a German queen, where another printing of the face was read."""
-    return f"{printed}={face}" if printed and printed != face else face
-
-
 def _text(path: str, reading: Reading) -> str:
     if not reading.dice:
         faces = "no dice found"
     else:
-        faces = " ".join(_label(d.face, d.printed) + ("?" if d.uncertain else "") for d in reading.dice)
+        faces = " ".join(d.label + ("?" if d.uncertain else "") for d in reading.dice)
     note = f"  ({'; '.join(reading.warnings)})" if reading.warnings else ""
     return f"{path}: {reading.kind}: {faces}{note}"
 

@@ -18,6 +18,11 @@ KINDS = ("pip", "poker")
 PRINTINGS = {"B": "J", "V": "J", "D": "Q", "R": "K"}
 
 
+def face_label(face: str, printed: str | None) -> str:
+    """How a die is labelled for people: its face, or ``D=Q`` where another printing of that face was read."""
+    return f"{printed}={face}" if printed and printed != face else face
+
+
 class ImageError(ValueError):
     """The input is not an image the reader can use (corrupt, empty, not an image, too large)."""
 
@@ -49,6 +54,10 @@ class Die:
         x0, y0, x1, y1 = self.box
         if not (x0 < x1 and y0 < y1):
             raise ValueError(f"A box is (x0, y0, x1, y1) with x0 < x1 and y0 < y1, not {self.box!r}.")
+
+    @property
+    def label(self) -> str:
+        return face_label(self.face, self.printed)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template
 
+from vision.reading import face_label
 from web.pages import data
 from web.pages.model import GamePage, build_game_page
 from web.pages.views import HistoryLine, history_lines
@@ -31,7 +32,7 @@ class PhotoBox:
 
     @property
     def label(self) -> str:
-        return f"{self.printed}={self.face}" if self.printed and self.printed != self.face else self.face
+        return face_label(self.face, self.printed)
 
 
 @dataclass(frozen=True)
