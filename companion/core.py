@@ -58,20 +58,39 @@ class Setting:
         if isinstance(self.default, bool):
             if isinstance(value, bool):
                 return value
-            raise MalformedInput(f"Setting '{self.name}' is on or off (true/false), not {value!r}.")
+            raise MalformedInput(
+                "Setting '{name}' is on or off (true/false), not {value}.", name=self.name, value=repr(value)
+            )
         if isinstance(self.default, int):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise MalformedInput(f"Setting '{self.name}' must be a whole number, not {value!r}.")
+                raise MalformedInput(
+                    "Setting '{name}' must be a whole number, not {value}.", name=self.name, value=repr(value)
+                )
             if self.minimum is not None and value < self.minimum:
-                raise MalformedInput(f"Setting '{self.name}' must be at least {self.minimum}, not {value}.")
+                raise MalformedInput(
+                    "Setting '{name}' must be at least {minimum}, not {value}.",
+                    name=self.name,
+                    minimum=self.minimum,
+                    value=value,
+                )
             if self.maximum is not None and value > self.maximum:
-                raise MalformedInput(f"Setting '{self.name}' must be at most {self.maximum}, not {value}.")
+                raise MalformedInput(
+                    "Setting '{name}' must be at most {maximum}, not {value}.",
+                    name=self.name,
+                    maximum=self.maximum,
+                    value=value,
+                )
             return value
         if not isinstance(value, str):
-            raise MalformedInput(f"Setting '{self.name}' must be text, not {value!r}.")
+            raise MalformedInput("Setting '{name}' must be text, not {value}.", name=self.name, value=repr(value))
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(self.choices)
-            raise MalformedInput(f"Setting '{self.name}' must be one of {allowed}, not {value!r}.")
+            raise MalformedInput(
+                "Setting '{name}' must be one of {allowed}, not {value}.",
+                name=self.name,
+                allowed=allowed,
+                value=repr(value),
+            )
         return value
 
     def to_json(self) -> JSON:
@@ -137,13 +156,13 @@ class Action:
         hints, names = _field_types(cls)
         extra = set(obj) - names - {"type"}
         if extra:
-            raise MalformedInput(f"Action '{cls.kind}' has no field {sorted(extra)[0]!r}.")
+            raise MalformedInput("Action '{kind}' has no field {value}.", kind=cls.kind, value=repr(sorted(extra)[0]))
         values: dict[str, object] = {}
         for f in dataclasses.fields(cls):
             if f.name not in obj:
                 if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
                     continue
-                raise MalformedInput(f"Action '{cls.kind}' needs the field '{f.name}'.")
+                raise MalformedInput("Action '{kind}' needs the field '{name}'.", kind=cls.kind, name=f.name)
             values[f.name] = _coerce(cls.kind, f.name, hints[f.name], obj[f.name], dice_kind)
         return cls(**values)  # type: ignore[arg-type]
 
@@ -169,24 +188,26 @@ def _coerce(action: str, name: str, hint: object, value: object, dice_kind: Dice
         return _coerce(action, name, inner[0], value, dice_kind)
     if origin is tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-            raise MalformedInput(f"{where} must be a list.")
+            raise MalformedInput("{where} must be a list.", where=where)
         if name == "dice" or name.endswith("_dice"):
             return parse_dice(value, dice_kind)
         elem = args[0] if args else int
         return tuple(_coerce(action, name, elem, v, dice_kind) for v in value)
     if hint is bool:
         if not isinstance(value, bool):
-            raise MalformedInput(f"{where} must be true or false.")
+            raise MalformedInput("{where} must be true or false.", where=where)
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedInput(f"{where} must be a whole number.")
+            raise MalformedInput("{where} must be a whole number.", where=where)
         return value
     if hint is str:
         if not isinstance(value, str):
-            raise MalformedInput(f"{where} must be text.")
+            raise MalformedInput("{where} must be text.", where=where)
         return value
-    raise MalformedInput(f"{where} has a type this log cannot read.")  # pragma: no cover - programming error
+    raise MalformedInput(
+        "{where} has a type this log cannot read.", where=where
+    )  # pragma: no cover - programming error
 
 
 # --------------------------------------------------------------------------- answers every game gives
@@ -286,12 +307,18 @@ class Rules(ABC, Generic[S]):
         known = {s.name: s for s in self.settings}
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise MalformedInput(f"Game '{self.id}' has no setting '{unknown[0]}'.")
+            raise MalformedInput("Game '{id}' has no setting '{unknown}'.", id=self.id, unknown=unknown[0])
         values = tuple((s.name, s.parse(given[s.name]) if s.name in given else s.default) for s in self.settings)
         setup = Setup(self.id, names, values)
         lo, hi = self.player_range(setup)
         if not lo <= len(names) <= hi:
-            raise MalformedInput(f"{self.name_en} is played by {lo} to {hi} players, not {len(names)}.")
+            raise MalformedInput(
+                "{name_en} is played by {lo} to {hi} players, not {count}.",
+                name_en=self.name_en,
+                lo=lo,
+                hi=hi,
+                count=len(names),
+            )
         return setup
 
     def player_range(self, setup: Setup) -> tuple[int, int]:
@@ -312,10 +339,15 @@ class Rules(ABC, Generic[S]):
             if cls.kind == kind:
                 action = cls.from_json(obj, setup.dice_kind)
                 if not 0 <= action.player < len(setup.players):
-                    raise MalformedInput(f"There is no player {action.player} in this game.")
+                    raise MalformedInput("There is no player {player} in this game.", player=action.player)
                 return action
         allowed = ", ".join(c.kind for c in self.actions)
-        raise MalformedInput(f"{self.name_en} has no action {kind!r}; its actions are {allowed}.")
+        raise MalformedInput(
+            "{name_en} has no action {kind}; its actions are {allowed}.",
+            name_en=self.name_en,
+            kind=repr(kind),
+            allowed=allowed,
+        )
 
     @abstractmethod
     def verify(self, state: S, action: Action) -> None:
@@ -389,7 +421,7 @@ def rules_for(game: str) -> Rules[Any]:
         return _REGISTRY[game]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise MalformedInput(f"There is no game {game!r}; the games are {known}.") from None
+        raise MalformedInput("There is no game {game}; the games are {known}.", game=repr(game), known=known) from None
 
 
 def all_rules() -> list[Rules[Any]]:
@@ -437,7 +469,7 @@ class GameLog:
     def parse(self, action: Action | Mapping[str, object]) -> Action:
         if isinstance(action, Action):
             if type(action) not in self.rules.actions:
-                raise MalformedInput(f"{self.rules.name_en} has no action '{action.kind}'.")
+                raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.rules.name_en, kind=action.kind)
             return action
         return self.rules.parse_action(action, self.setup)
 
@@ -459,7 +491,9 @@ class GameLog:
         if count < 0:
             raise MalformedInput("Undo needs a count of zero or more.")
         if count > len(self._actions):
-            raise IllegalAction(f"Only {len(self._actions)} actions can be undone, not {count}.")
+            raise IllegalAction(
+                "Only {count} actions can be undone, not {count2}.", count=len(self._actions), count2=count
+            )
         if count == 0:
             return []
         removed = self._actions[-count:]
@@ -512,13 +546,19 @@ class GameLog:
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise MalformedInput(f"Line {number} of the log is not JSON: {exc.msg}.") from None
+                raise MalformedInput(
+                    "Line {number} of the log is not JSON: {msg}.", number=number, msg=exc.msg
+                ) from None
         if not rows or not isinstance(rows[0], dict) or "game" not in rows[0]:
             raise MalformedInput("The log must start with a header line naming the game and players.")
         header = rows[0]
         if header.get("becher", LOG_FORMAT) != LOG_FORMAT:
             found = header.get("becher")
-            raise MalformedInput(f"This log has format {found!r}; this Becher reads format {LOG_FORMAT}.")
+            raise MalformedInput(
+                "This log has format {found}; this Becher reads format {LOG_FORMAT}.",
+                found=repr(found),
+                LOG_FORMAT=LOG_FORMAT,
+            )
         players = header.get("players")
         if not isinstance(players, list):
             raise MalformedInput("The log header must list the players.")

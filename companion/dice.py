@@ -55,13 +55,13 @@ def parse_kind(value: object) -> DiceKind:
     try:
         return DiceKind(str(value))
     except ValueError:
-        raise MalformedInput(f"Unknown dice kind {value!r}: use 'pip' or 'poker'.") from None
+        raise MalformedInput("Unknown dice kind {value}: use 'pip' or 'poker'.", value=repr(value)) from None
 
 
 def face_label(rank: int, kind: DiceKind = DiceKind.PIP) -> str:
     """The face printed on a die of this kind with this rank."""
     if not 1 <= rank <= 6:
-        raise MalformedInput(f"A die has ranks 1 to 6, not {rank}.")
+        raise MalformedInput("A die has ranks 1 to 6, not {rank}.", rank=rank)
     return (PIP_FACES if kind is DiceKind.PIP else POKER_FACES)[rank - 1]
 
 
@@ -76,23 +76,23 @@ def parse_die(token: object, kind: DiceKind | None = None) -> int:
     refused (a ``"K"`` in a pip game, a ``"5"`` in a poker game). Ints are ranks and fit both.
     """
     if isinstance(token, bool):
-        raise MalformedInput(f"{token!r} is not a die.")
+        raise MalformedInput("{token} is not a die.", token=repr(token))
     if isinstance(token, int):
         if 1 <= token <= 6:
             return token
-        raise MalformedInput(f"There is no die face {token}: a die shows 1 to 6.")
+        raise MalformedInput("There is no die face {token}: a die shows 1 to 6.", token=token)
     if not isinstance(token, str):
-        raise MalformedInput(f"{token!r} is not a die face.")
+        raise MalformedInput("{token} is not a die face.", token=repr(token))
     text = token.strip().upper()
     if text in PIP_FACES:
         if kind is DiceKind.POKER:
-            raise MalformedInput(f"'{token}' is a pip face; this game uses poker dice (9 10 J Q K A).")
+            raise MalformedInput("'{token}' is a pip face; this game uses poker dice (9 10 J Q K A).", token=token)
         return int(text)
     if text in _POKER_ALIASES:
         if kind is DiceKind.PIP:
-            raise MalformedInput(f"'{token}' is a poker-dice face; this game uses pip dice (1 to 6).")
+            raise MalformedInput("'{token}' is a poker-dice face; this game uses pip dice (1 to 6).", token=token)
         return _POKER_ALIASES[text]
-    raise MalformedInput(f"There is no die face '{token}': use 1 to 6, or 9 10 J Q K A for poker dice.")
+    raise MalformedInput("There is no die face '{token}': use 1 to 6, or 9 10 J Q K A for poker dice.", token=token)
 
 
 def parse_dice(
@@ -104,5 +104,5 @@ def parse_dice(
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
         raise MalformedInput("Dice must be a list of faces.")
     if count is not None and len(tokens) != count:
-        raise MalformedInput(f"This throw needs {count} dice, not {len(tokens)}.")
+        raise MalformedInput("This throw needs {count} dice, not {count2}.", count=count, count2=len(tokens))
     return tuple(parse_die(t, kind) for t in tokens)

@@ -85,7 +85,7 @@ class HandRules:
 
     def __post_init__(self) -> None:
         if self.game not in _CATEGORIES:
-            raise MalformedInput(f"There is no hand ranking for game {self.game!r}.")
+            raise MalformedInput("There is no hand ranking for game {game}.", game=repr(self.game))
         if self.game != "classic" and (self.ace_joker or self.gap_straight or self.straight_above_full_house):
             raise MalformedInput("The house rules of hand ranking belong to the classic game only.")
 
@@ -149,17 +149,18 @@ def parse_points_table(text: str) -> tuple[tuple[str, int], ...]:
     parts = [p for p in text.replace(",", " ").replace(";", " ").split() if p]
     if len(parts) != len(CLASSIC_POINTS_ORDER):
         raise MalformedInput(
-            "The points table needs 9 numbers (Grande, Poker, Full House, Große Straße, Kleine Straße, "
-            f"Drilling, Zwei Paare, Paar, Nichts), not {len(parts)}."
+            "The points table needs 9 numbers (Grande, Poker, Full House, Große Straße, Kleine Straße, Drilling, "
+            "Zwei Paare, Paar, Nichts), not {count}.",
+            count=len(parts),
         )
     values: list[int] = []
     for part in parts:
         try:
             value = int(part)
         except ValueError:
-            raise MalformedInput(f"The points table holds whole numbers only, not {part!r}.") from None
+            raise MalformedInput("The points table holds whole numbers only, not {part}.", part=repr(part)) from None
         if value < 0:
-            raise MalformedInput(f"Points in the table cannot be negative ({value}).")
+            raise MalformedInput("Points in the table cannot be negative ({value}).", value=value)
         values.append(value)
     return tuple(zip(CLASSIC_POINTS_ORDER, values, strict=True))
 
@@ -258,10 +259,10 @@ def _evaluate_sorted(dice: tuple[int, ...], rules: HandRules) -> HandRank:
 def evaluate(dice: Sequence[int], rules: HandRules) -> HandRank:
     """Rank five dice (ranks 1..6) under ``rules``; anything else is refused by name."""
     if len(dice) != 5:
-        raise MalformedInput(f"A hand has 5 dice, not {len(dice)}.")
+        raise MalformedInput("A hand has 5 dice, not {count}.", count=len(dice))
     for d in dice:
         if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-            raise MalformedInput(f"A die shows 1 to 6, not {d!r}.")
+            raise MalformedInput("A die shows 1 to 6, not {d}.", d=repr(d))
     return _evaluate_sorted(tuple(sorted(dice, reverse=True)), rules)
 
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from companion.core import JSON, Action, Option, Rules, Setup
 from companion.dice import faces
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput
 from companion.hands import HandRank, HandRules, evaluate
 from companion.turns import Stand, Throw, Turn
 
@@ -118,20 +118,20 @@ def seats_from(start: int, players: Sequence[int], seats: int) -> tuple[int, ...
 def check_seat(player: int, seats: int) -> None:
     """Refuse a seat that does not exist (actions built in code skip the JSON checks)."""
     if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < seats:
-        raise MalformedInput(f"There is no player {player!r} in this game.")
+        raise MalformedInput("There is no player {player} in this game.", player=repr(player))
 
 
 def check_whole(value: object, what: str) -> None:
     """Refuse a field that is not a whole number; a bool would be accepted here but could never be replayed."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise MalformedInput(f"{what} must be a whole number, not {value!r}.")
+        raise MalformedInput("{what} must be a whole number, not {value}.", what=what, value=repr(value))
 
 
 def check_dice(dice: Sequence[int]) -> None:
     """Refuse dice that are not ranks 1..6 (JSON input is checked when parsed; this guards actions built in code)."""
     for die in dice:
         if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= 6:
-            raise MalformedInput(f"A die shows 1 to 6, not {die!r}.")
+            raise MalformedInput("A die shows 1 to 6, not {die}.", die=repr(die))
 
 
 class RoundRules(Rules[RoundState]):
@@ -163,10 +163,14 @@ class RoundRules(Rules[RoundState]):
         return state
 
     def verify_other(self, state: RoundState, action: Action) -> None:
-        raise IllegalAction(f"{self.name_en} has no action '{action.kind}'.")  # pragma: no cover
+        raise IllegalAction(
+            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+        )  # pragma: no cover
 
     def apply_other(self, state: RoundState, action: Action) -> RoundState:
-        raise IllegalAction(f"{self.name_en} has no action '{action.kind}'.")  # pragma: no cover
+        raise IllegalAction(
+            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+        )  # pragma: no cover
 
     def other_options(self, state: RoundState) -> list[Option]:
         return []
@@ -264,17 +268,28 @@ class RoundRules(Rules[RoundState]):
         if action.player != mover:
             who = self.name(state, action.player)
             if action.player in state.out:
-                raise IllegalAction(f"{who} is out of the game; it is {self.name(state, mover)}'s turn.")
+                raise IllegalAction(
+                    "{player} is out of the game; it is {player2}'s turn.", player=who, player2=self.name(state, mover)
+                )
             if action.player not in state.stage.order:
-                what = "extra round" if state.stage.kind == "extra" else "roll-off"
-                raise IllegalAction(f"{who} sits out this {what}; it is {self.name(state, mover)}'s turn.")
+                raise IllegalAction(
+                    N_("{player} sits out this extra round; it is {player2}'s turn.")
+                    if state.stage.kind == "extra"
+                    else N_("{player} sits out this roll-off; it is {player2}'s turn."),
+                    player=who,
+                    player2=self.name(state, mover),
+                )
             done = next((h for h in state.stage.hands if h.player == action.player), None)
             if done is not None:  # e.g. a fourth throw, or a hold after standing
-                throws = "1 throw" if done.throws == 1 else f"{done.throws} throws"
                 raise IllegalAction(
-                    f"{who}'s hand is locked in after {throws}; it is {self.name(state, mover)}'s turn."
+                    N_("{player}'s hand is locked in after 1 throw; it is {player2}'s turn.")
+                    if done.throws == 1
+                    else N_("{player}'s hand is locked in after {throws} throws; it is {player2}'s turn."),
+                    player=who,
+                    throws=done.throws,
+                    player2=self.name(state, mover),
                 )
-            raise IllegalAction(f"It is {self.name(state, mover)}'s turn, not {who}'s.")
+            raise IllegalAction("It is {player}'s turn, not {player2}'s.", player=self.name(state, mover), player2=who)
         if isinstance(action, Throw):
             check_dice(action.dice)
             for position in action.held:

@@ -88,12 +88,14 @@ def row_by_id(row_id: str) -> Row:
     try:
         return _BY_ID[row_id]
     except KeyError:
-        raise MalformedInput(f"There is no row {row_id!r} on the sheet; the rows are {', '.join(ROW_IDS)}.") from None
+        raise MalformedInput(
+            "There is no row {row_id} on the sheet; the rows are {dice}.", row_id=repr(row_id), dice=", ".join(ROW_IDS)
+        ) from None
 
 
 def _check(dice: Sequence[int]) -> Counter[int]:
     if len(dice) != DICE:
-        raise MalformedInput(f"A throw has {DICE} dice, not {len(dice)}.")
+        raise MalformedInput("A throw has {DICE} dice, not {count}.", DICE=DICE, count=len(dice))
     if any(isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
         raise MalformedInput("A die shows 1 to 6.")
     return Counter(dice)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from companion.core import Action
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput
 
 __all__ = ["DICE", "Stand", "Throw", "Turn"]
 
@@ -53,12 +53,16 @@ class Turn:
     def verify_throw(self, action: Throw, max_throws: int, held_are_fixed: bool = False) -> None:
         """Raise unless ``action`` may be this turn's next throw."""
         if len(action.dice) != DICE:
-            raise MalformedInput(f"A throw has {DICE} dice, not {len(action.dice)}.")
+            raise MalformedInput("A throw has {DICE} dice, not {count}.", DICE=DICE, count=len(action.dice))
         if self.stood:
             raise IllegalAction("This player has already stood; the hand is locked in.")
         if self.throws >= max_throws:
-            word = "throw" if max_throws == 1 else "throws"
-            raise IllegalAction(f"This turn allows {max_throws} {word}; all are used.")
+            raise IllegalAction(
+                N_("This turn allows 1 throw; all are used.")
+                if max_throws == 1
+                else N_("This turn allows {max_throws} throws; all are used."),
+                max_throws=max_throws,
+            )
         held = action.held
         if len(set(held)) != len(held) or any(not 0 <= p < DICE for p in held):
             raise MalformedInput("Held dice are positions 0 to 4, each at most once.")
@@ -71,12 +75,17 @@ class Turn:
         for p in held:
             if action.dice[p] != self.dice[p]:
                 raise IllegalAction(
-                    f"Die {p + 1} was held at {self.dice[p]} and cannot show {action.dice[p]} after the throw."
+                    "Die {number} was held at {value} and cannot show {value2} after the throw.",
+                    number=p + 1,
+                    value=self.dice[p],
+                    value2=action.dice[p],
                 )
         if held_are_fixed:
             missing = [p + 1 for p in self.fixed if p not in held]
             if missing:
-                raise IllegalAction(f"Held dice are fixed in this game: die {missing[0]} must stay aside.")
+                raise IllegalAction(
+                    "Held dice are fixed in this game: die {missing} must stay aside.", missing=missing[0]
+                )
 
     def after_throw(self, action: Throw, held_are_fixed: bool = False) -> Turn:
         fixed = tuple(sorted(set(self.fixed) | set(action.held))) if held_are_fixed else ()

@@ -16,7 +16,7 @@ from companion.board_hands import ROW_DICE, RowHand, compare_reason, rank_row
 from companion.core import DICE_SETTING, Action, Option, Outcome, Rules, Setting, Setup, Standing, places, register
 from companion.dice import DiceKind, face_label, parse_die
 from companion.english import count
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput
 
 __all__ = [
     "BoardRules",
@@ -369,7 +369,9 @@ class BoardRules(Rules[BoardState]):
     def verify(self, state: BoardState, action: Action) -> None:
         # Actions built in code skip the JSON checks: a bool or a str here would be accepted but never replay.
         if isinstance(action.player, bool) or not isinstance(action.player, int) or not 0 <= action.player < SIDES:
-            raise MalformedInput(f"There is no player {action.player} in this game; the seats are 0 and 1.")
+            raise MalformedInput(
+                "There is no player {player} in this game; the seats are 0 and 1.", player=action.player
+            )
         step = phase(state)
         if step == "over":
             raise IllegalAction("The match is over.")
@@ -386,22 +388,28 @@ class BoardRules(Rules[BoardState]):
         elif isinstance(action, Place):
             self._verify_place(state, action, step)
         else:  # pragma: no cover - GameLog refuses foreign actions before this
-            raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
 
     def _verify_roll_off(self, state: BoardState, action: RollOff) -> None:
         if len(action.dice) != 1:
-            raise MalformedInput(f"Deciding the starter takes one die per player, not {len(action.dice)}.")
+            raise MalformedInput("Deciding the starter takes one die per player, not {count}.", count=len(action.dice))
         parse_die(action.dice[0])
         current = state.roll_offs[-1] if state.roll_offs and None in state.roll_offs[-1] else (None, None)
         if current[action.player] is not None:
             names = state.players
             raise IllegalAction(
-                f"{names[action.player]} has already thrown; now {names[1 - action.player]} throws one die."
+                "{player} has already thrown; now {player2} throws one die.",
+                player=names[action.player],
+                player2=names[1 - action.player],
             )
 
     def _verify_throw(self, state: BoardState, action: Throw, step: str) -> None:
         if len(action.dice) != THROW_DICE:
-            raise MalformedInput(f"A throw in this game has {THROW_DICE} dice, not {len(action.dice)}.")
+            raise MalformedInput(
+                "A throw in this game has {THROW_DICE} dice, not {count}.",
+                THROW_DICE=THROW_DICE,
+                count=len(action.dice),
+            )
         for v in action.dice:
             parse_die(v)
         if step != "throw":
@@ -409,21 +417,31 @@ class BoardRules(Rules[BoardState]):
         thrower = next_thrower(state)
         if action.player != thrower:
             names = state.players
-            raise IllegalAction(f"It is {names[thrower]}'s turn to throw, not {names[action.player]}'s.")
+            raise IllegalAction(
+                "It is {player}'s turn to throw, not {player2}'s.", player=names[thrower], player2=names[action.player]
+            )
 
     def _verify_place(self, state: BoardState, action: Place, step: str) -> None:
         for name in ("row", "die", "value", "slot", "side"):
             value = getattr(action, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise MalformedInput(f"Field '{name}' of a placement must be a whole number, not {value!r}.")
+                raise MalformedInput(
+                    "Field '{name}' of a placement must be a whole number, not {value}.", name=name, value=repr(value)
+                )
         if not 0 <= action.row < ROWS:
-            raise MalformedInput(f"The rows are 0 to {ROWS - 1}, not {action.row}.")
+            raise MalformedInput("The rows are 0 to {number}, not {row}.", number=ROWS - 1, row=action.row)
         if action.slot is not None and not 0 <= action.slot < ROW_DICE:
-            raise MalformedInput(f"The fields of a row side are 0 to {ROW_DICE - 1}, not {action.slot}.")
+            raise MalformedInput(
+                "The fields of a row side are 0 to {number}, not {slot}.", number=ROW_DICE - 1, slot=action.slot
+            )
         if action.side is not None and not 0 <= action.side < SIDES:
-            raise MalformedInput(f"The sides are 0 (left) and 1 (right), not {action.side}.")
+            raise MalformedInput("The sides are 0 (left) and 1 (right), not {side}.", side=action.side)
         if action.die is not None and not 0 <= action.die < THROW_DICE:
-            raise MalformedInput(f"A die of the throw is named by position 0 to {THROW_DICE - 1}, not {action.die}.")
+            raise MalformedInput(
+                "A die of the throw is named by position 0 to {number}, not {die}.",
+                number=THROW_DICE - 1,
+                die=action.die,
+            )
         if action.value is not None:
             parse_die(action.value)
         if action.die is None and action.value is None:
@@ -434,21 +452,36 @@ class BoardRules(Rules[BoardState]):
         placer = game.placer()
         if action.player != placer:
             names = state.players
-            raise IllegalAction(f"It is {names[placer]}'s turn to place a die, not {names[action.player]}'s.")
+            raise IllegalAction(
+                "It is {player}'s turn to place a die, not {player2}'s.",
+                player=names[placer],
+                player2=names[action.player],
+            )
         self._resolve_die(state.kind, game, action)
         side = action.player if action.side is None else action.side
         if side != action.player and not state.either_side:
             raise IllegalAction(
-                f"{state.players[action.player]} places on the {SIDE_NAMES[action.player]} side only "
-                "(the either-side variant is off)."
+                (
+                    N_("{player} places on the left side only (the either-side variant is off)."),
+                    N_("{player} places on the right side only (the either-side variant is off)."),
+                )[action.player],
+                player=state.players[action.player],
             )
         # People count rows, fields and dice from 1 (as the option labels do); JSON counts from 0.
         if action.slot is None:
             if not game.free_slots(action.row, side):
-                raise IllegalAction(f"Row {action.row + 1} on the {SIDE_NAMES[side]} side is full.")
+                raise IllegalAction(
+                    (N_("Row {row} on the left side is full."), N_("Row {row} on the right side is full."))[side],
+                    row=action.row + 1,
+                )
         elif game.field(action.row, side, action.slot) is not None:
             raise IllegalAction(
-                f"Field {action.slot + 1} of row {action.row + 1} on the {SIDE_NAMES[side]} side is taken."
+                (
+                    N_("Field {field} of row {row} on the left side is taken."),
+                    N_("Field {field} of row {row} on the right side is taken."),
+                )[side],
+                field=action.slot + 1,
+                row=action.row + 1,
             )
 
     @staticmethod
@@ -459,18 +492,24 @@ class BoardRules(Rules[BoardState]):
         if action.die is not None:
             if action.die in placed:
                 shown = face_label(throw[action.die], kind)
-                raise IllegalAction(f"Die {action.die + 1} of this throw ({shown}) is already placed.")
+                raise IllegalAction(
+                    "Die {number} of this throw ({shown}) is already placed.", number=action.die + 1, shown=shown
+                )
             if action.value is not None and throw[action.die] != action.value:
                 raise IllegalAction(
-                    f"Die {action.die + 1} of this throw shows {face_label(throw[action.die], kind)}, "
-                    f"not {face_label(action.value, kind)}."
+                    "Die {number} of this throw shows {face}, not {face2}.",
+                    number=action.die + 1,
+                    face=face_label(throw[action.die], kind),
+                    face2=face_label(action.value, kind),
                 )
             return action.die
         assert action.value is not None
         left = [i for i, v in enumerate(throw) if v == action.value and i not in placed]
         if not left:
             shown = " ".join(face_label(throw[i], kind) for i in range(THROW_DICE) if i not in placed)
-            raise IllegalAction(f"No {face_label(action.value, kind)} is left in this throw; left: {shown}.")
+            raise IllegalAction(
+                "No {face} is left in this throw; left: {shown}.", face=face_label(action.value, kind), shown=shown
+            )
         return left[0]
 
     # -- apply
@@ -498,7 +537,9 @@ class BoardRules(Rules[BoardState]):
                 len(game.placements) + 1, action.player, die, game.current_throw[die], action.row, slot, side, thrown
             )
             return replace(state, games=(*state.games[:-1], replace(game, placements=(*game.placements, placement))))
-        raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")  # pragma: no cover
+        raise MalformedInput(
+            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+        )  # pragma: no cover
 
     @staticmethod
     def _apply_roll_off(state: BoardState, action: RollOff) -> BoardState:
@@ -697,7 +738,7 @@ class BoardRules(Rules[BoardState]):
 
     def hand(self, dice: Sequence[int], setup: Setup, all_five: bool = False) -> dict[str, Any]:
         if len(dice) != ROW_DICE:
-            raise MalformedInput(f"The board game ranks three dice (one row side), not {len(dice)}.")
+            raise MalformedInput("The board game ranks three dice (one row side), not {count}.", count=len(dice))
         if all_five:
             raise MalformedInput("The board game has no 'all five' throws; it ranks three dice.")
         return rank_row(list(dice), setup.dice_kind).to_json()

@@ -34,7 +34,7 @@ from companion.core import (
 )
 from companion.dice import DiceKind, faces
 from companion.english import count
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput, Message
 from companion.hands import HandRank, HandRules, evaluate, parse_points_table
 from companion.rounds import THROWS, Hand, RoundRules, RoundState, check_dice, check_seat, check_whole
 from companion.turns import DICE, Stand, Throw
@@ -272,14 +272,14 @@ class ClassicRounds(RoundRules):
             return dataclasses.replace(state, throw_limit=hand.throws)
         return state
 
-    def _can_go_blind(self, state: RoundState) -> str | None:
+    def _can_go_blind(self, state: RoundState) -> Message | None:
         """Why the blind first throw is not possible now, or None when it is."""
         if not state.setup.get("blind_first_throw"):
-            return "The blind first throw is a house rule that is off in this game."
+            return Message("The blind first throw is a house rule that is off in this game.")
         if state.stage.kind != "round" or state.stage.hands or state.blind:
-            return "Only the round's starter can stand on a blind first throw, before the round's first throw."
+            return Message("Only the round's starter can stand on a blind first throw, before the round's first throw.")
         if state.turn is None or state.turn.started:
-            return "The blind first throw is decided before the first throw is looked at."
+            return Message("The blind first throw is decided before the first throw is looked at.")
         return None
 
     def verify_other(self, state: RoundState, action: Action) -> None:
@@ -288,7 +288,11 @@ class ClassicRounds(RoundRules):
             if reason:
                 raise IllegalAction(reason)
             return
-        raise IllegalAction(f"'{action.kind}' belongs to the bluff mode; this game is played for {self._mode(state)}.")
+        raise IllegalAction(
+            "'{kind}' belongs to the bluff mode; this game is played for {mode}.",
+            kind=action.kind,
+            mode=Message("points") if self._mode(state) == "points" else Message("strikes"),
+        )
 
     def apply_other(self, state: RoundState, action: Action) -> RoundState:
         return dataclasses.replace(state, blind=True, throw_limit=1)
@@ -453,9 +457,9 @@ class ClassicBluff(Rules[BluffState]):
         return self.rank(setup, dice) == self.rank(setup, TOP_HAND)
 
     @staticmethod
-    def top_name(setup: Setup) -> str:
+    def top_name(setup: Setup) -> Message:
         """The unbeatable claim as the players at this table call it."""
-        return "Five aces" if setup.dice_kind is DiceKind.POKER else "Five sixes"
+        return Message("Five aces") if setup.dice_kind is DiceKind.POKER else Message("Five sixes")
 
     def new(self, setup: Setup) -> BluffState:
         return BluffState(setup, "announce", 0, (0,) * len(setup.players))
@@ -470,24 +474,40 @@ class ClassicBluff(Rules[BluffState]):
         names = state.setup.players
         if action.player != state.player:
             if action.player in state.out:
-                raise IllegalAction(f"{names[action.player]} is out of the game; it is {names[state.player]}'s turn.")
+                raise IllegalAction(
+                    "{player} is out of the game; it is {player2}'s turn.",
+                    player=names[action.player],
+                    player2=names[state.player],
+                )
             if state.phase == "reveal" and isinstance(action, Reveal):
-                raise IllegalAction(f"{self._expected(state)} The dice are entered as {names[state.player]}'s action.")
-            raise IllegalAction(f"It is {names[state.player]}'s turn, not {names[action.player]}'s.")
+                raise IllegalAction(
+                    "{expected} The dice are entered as {player}'s action.",
+                    expected=self._expected(state),
+                    player=names[state.player],
+                )
+            raise IllegalAction(
+                "It is {player}'s turn, not {player2}'s.", player=names[state.player], player2=names[action.player]
+            )
         last = state.claims[-1] if state.claims else None
         if isinstance(action, Announce):
             if state.phase == "decide" and last is not None and self.is_top(state.setup, last.dice):
-                raise IllegalAction(f"{self.top_name(state.setup)} cannot be raised: take one strike or lift the cup.")
+                raise IllegalAction(
+                    "{top_name} cannot be raised: take one strike or lift the cup.", top_name=self.top_name(state.setup)
+                )
             if state.phase != "announce":
                 raise IllegalAction(self._expected(state))
             if len(action.dice) != DICE:
-                raise MalformedInput(f"A claim names a hand of {DICE} dice, not {len(action.dice)}.")
+                raise MalformedInput(
+                    "A claim names a hand of {DICE} dice, not {count}.", DICE=DICE, count=len(action.dice)
+                )
             check_dice(action.dice)
             if last is not None and self.rank(state.setup, action.dice) <= self.rank(state.setup, last.dice):
                 claimed = self.rank(state.setup, last.dice).label_en
                 raise IllegalAction(
-                    f"The claim must be strictly higher than {names[last.player]}'s "
-                    f"{'-'.join(faces(last.dice, state.setup.dice_kind))} ({claimed})."
+                    "The claim must be strictly higher than {player}'s {dice} ({claimed}).",
+                    player=names[last.player],
+                    dice="-".join(faces(last.dice, state.setup.dice_kind)),
+                    claimed=Message(claimed),
                 )
         elif isinstance(action, Rethrow):
             if state.phase != "announce" or not state.believed:
@@ -496,13 +516,15 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction("The dice may be rethrown only once; now announce.")
             check_whole(action.count, "The number of dice rethrown")
             if not 1 <= action.count <= DICE:
-                raise MalformedInput(f"A rethrow throws 1 to {DICE} dice, not {action.count}.")
+                raise MalformedInput("A rethrow throws 1 to {DICE} dice, not {count}.", DICE=DICE, count=action.count)
         elif isinstance(action, Believe):
             if state.phase != "decide":
                 raise IllegalAction(self._expected(state))
             assert last is not None
             if self.is_top(state.setup, last.dice):
-                raise IllegalAction(f"{self.top_name(state.setup)} cannot be raised: take one strike or lift the cup.")
+                raise IllegalAction(
+                    "{top_name} cannot be raised: take one strike or lift the cup.", top_name=self.top_name(state.setup)
+                )
         elif isinstance(action, Doubt):
             if state.phase != "decide":
                 raise IllegalAction(self._expected(state))
@@ -512,29 +534,38 @@ class ClassicBluff(Rules[BluffState]):
             assert last is not None
             if not self.is_top(state.setup, last.dice):
                 raise IllegalAction(
-                    f"Taking a strike without lifting is only for a claim of {self.top_name(state.setup).lower()}."
+                    N_("Taking a strike without lifting is only for a claim of five aces.")
+                    if state.setup.dice_kind is DiceKind.POKER
+                    else N_("Taking a strike without lifting is only for a claim of five sixes.")
                 )
         elif isinstance(action, Reveal):
             if state.phase != "reveal":
                 raise IllegalAction(self._expected(state))
             if len(action.dice) != DICE:
-                raise MalformedInput(f"The cup holds {DICE} dice, not {len(action.dice)}.")
+                raise MalformedInput("The cup holds {DICE} dice, not {count}.", DICE=DICE, count=len(action.dice))
             check_dice(action.dice)
         else:
-            raise IllegalAction(f"'{action.kind}' is not a move of the bluff mode; announce, believe or doubt.")
+            raise IllegalAction(
+                "'{kind}' is not a move of the bluff mode; announce, believe or doubt.", kind=action.kind
+            )
 
-    def _expected(self, state: BluffState) -> str:
+    def _expected(self, state: BluffState) -> Message:
         names = state.setup.players
         who = names[state.player]
         if state.phase == "announce":
-            return f"{who} must announce a hand now."
+            return Message("{player} must announce a hand now.", player=who)
         last = state.claims[-1]
         if state.phase == "decide":
             if self.is_top(state.setup, last.dice):
-                return f"{who} must take one strike or lift the cup now."
-            return f"{who} must believe or doubt the claim now."
+                return Message("{player} must take one strike or lift the cup now.", player=who)
+            return Message("{player} must believe or doubt the claim now.", player=who)
         claim = "-".join(faces(last.dice, state.setup.dice_kind))
-        return f"{who} lifted the cup: enter the five dice under it ({names[last.player]} claimed {claim})."
+        return Message(
+            "{player} lifted the cup: enter the five dice under it ({claimer} claimed {claim}).",
+            player=who,
+            claimer=names[last.player],
+            claim=claim,
+        )
 
     def apply(self, state: BluffState, action: Action) -> BluffState:
         index = state.played
@@ -761,7 +792,9 @@ class ClassicRules(Rules[ClassicState]):
     def verify(self, state: ClassicState, action: Action) -> None:
         if isinstance(state, BluffState):
             if isinstance(action, (Throw, Stand, Blind)):
-                raise IllegalAction(f"'{action.kind}' is not a move of the bluff mode; announce, believe or doubt.")
+                raise IllegalAction(
+                    "'{kind}' is not a move of the bluff mode; announce, believe or doubt.", kind=action.kind
+                )
             self.bluff.verify(state, action)
         else:
             self.rounds.verify(state, action)

@@ -316,8 +316,11 @@ class SheetRules(Rules[SheetState]):
         count = len(players)
         if RULES_PLAYERS < count <= MOST_PLAYERS and not (settings or {}).get("more_players"):
             raise MalformedInput(
-                f"{self.name_en} is played by 1 to {RULES_PLAYERS} players by the rules; "
-                f"turn on the setting 'more_players' for up to {MOST_PLAYERS}."
+                "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; turn on the setting "
+                "'more_players' for up to {MOST_PLAYERS}.",
+                name_en=self.name_en,
+                RULES_PLAYERS=RULES_PLAYERS,
+                MOST_PLAYERS=MOST_PLAYERS,
             )
         return super().make_setup(players, settings)
 
@@ -334,8 +337,10 @@ class SheetRules(Rules[SheetState]):
         if action.player != mover:
             name, now = state.setup.players[action.player], state.setup.players[mover]
             if isinstance(action, (Enter, Strike)) and state.last_entry_by == action.player:
-                raise IllegalAction(f"{name} has already made this turn's entry; it is {now}'s turn now.")
-            raise IllegalAction(f"It is {now}'s turn, not {name}'s.")
+                raise IllegalAction(
+                    "{name} has already made this turn's entry; it is {now}'s turn now.", name=name, now=now
+                )
+            raise IllegalAction("It is {now}'s turn, not {name}'s.", now=now, name=name)
         if isinstance(action, Throw):
             self._verify_throw(state, action)
         elif isinstance(action, Enter):
@@ -345,12 +350,13 @@ class SheetRules(Rules[SheetState]):
             row = row_by_id(action.row)
             if row.is_schule:
                 raise IllegalAction(
-                    f"{row.label_de} cannot be struck: a Schule field takes the throw "
-                    "(it closes, pays from the reserve, or gets a zero)."
+                    "{label_de} cannot be struck: a Schule field takes the throw (it closes, pays from the reserve, "
+                    "or gets a zero).",
+                    label_de=row.label_de,
                 )
             self._free_field(state, action.player, row)
         else:  # pragma: no cover - parse_action only builds this game's actions
-            raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
 
     def _verify_throw(self, state: SheetState, action: Throw) -> None:
         """The shared turn's checks, with this game's way out: there is no 'stand', a turn ends with an entry."""
@@ -358,8 +364,10 @@ class SheetRules(Rules[SheetState]):
         if len(action.dice) == DICE:
             if turn.throws >= MAX_THROWS:
                 raise IllegalAction(
-                    f"{state.setup.players[turn.player]} has thrown {MAX_THROWS} times, the most a turn allows; "
-                    "enter the dice into a row or strike a combination field."
+                    "{player} has thrown {MAX_THROWS} times, the most a turn allows; enter the dice into a row or "
+                    "strike a combination field.",
+                    player=state.setup.players[turn.player],
+                    MAX_THROWS=MAX_THROWS,
                 )
             if turn.started and sorted(action.held) == list(range(DICE)):
                 raise IllegalAction("A rethrow must throw at least one die; to keep all five, enter them into a row.")
@@ -369,7 +377,9 @@ class SheetRules(Rules[SheetState]):
         column = state.sheets[player].free_column(_row_index(row))
         if column is None:
             raise IllegalAction(
-                f"The row {row.label_de} is full: all {state.columns} fields are written; choose another row."
+                "The row {label_de} is full: all {columns} fields are written; choose another row.",
+                label_de=row.label_de,
+                columns=state.columns,
             )
         return column
 
@@ -377,25 +387,31 @@ class SheetRules(Rules[SheetState]):
         """The dice, the all-five flag and the throw number an entry writes; refuses contradictions."""
         turn = state.turn
         if action.dice and len(action.dice) != DICE:
-            raise MalformedInput(f"A throw has {DICE} dice, not {len(action.dice)}.")
+            raise MalformedInput("A throw has {DICE} dice, not {count}.", DICE=DICE, count=len(action.dice))
         if turn.started:
             if action.dice and tuple(action.dice) != turn.dice:
                 raise IllegalAction(
-                    f"The dice given ({' '.join(map(str, action.dice))}) differ from the last throw "
-                    f"({' '.join(map(str, turn.dice))}); enter the throw on the table or correct it first."
+                    "The dice given ({dice}) differ from the last throw ({dice2}); enter the throw on the table or "
+                    "correct it first.",
+                    dice=" ".join(map(str, action.dice)),
+                    dice2=" ".join(map(str, turn.dice)),
                 )
             if action.all_five is not None and action.all_five != turn.all_five:
                 said = "all five at once" if turn.all_five else "with dice kept"
-                raise IllegalAction(f"The last throw was thrown {said}; the entry cannot say otherwise.")
+                raise IllegalAction("The last throw was thrown {said}; the entry cannot say otherwise.", said=said)
             if action.throw is not None and action.throw != turn.throws:
-                raise IllegalAction(f"This is throw {turn.throws} of the turn, not throw {action.throw}.")
+                raise IllegalAction(
+                    "This is throw {throws} of the turn, not throw {throw}.", throws=turn.throws, throw=action.throw
+                )
             return turn.dice, turn.all_five, turn.throws
         if not action.dice:
             raise IllegalAction("Throw first, or give the five dice of the throw in the entry.")
         all_five = bool(action.all_five)
         if action.throw is not None:
             if not 1 <= action.throw <= MAX_THROWS:
-                raise MalformedInput(f"A turn has throws 1 to {MAX_THROWS}, not {action.throw}.")
+                raise MalformedInput(
+                    "A turn has throws 1 to {MAX_THROWS}, not {throw}.", MAX_THROWS=MAX_THROWS, throw=action.throw
+                )
             if action.throw == 1 and action.all_five is False:
                 raise MalformedInput("The first throw of a turn throws all five dice; it cannot keep any.")
             if action.throw == 1:
@@ -429,7 +445,7 @@ class SheetRules(Rules[SheetState]):
                 Result.STRUCK, dice=state.turn.dice, all_five=state.turn.all_five, entry=state.entries, action=source
             )
         else:  # pragma: no cover - verify refused it
-            raise MalformedInput(f"{self.name_en} has no action '{action.kind}'.")
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
         index = _row_index(row)
         column = sheet.free_column(index)
         assert column is not None
