@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from flask import Flask, current_app, g, redirect, request
 from werkzeug.wrappers import Response
 
+from web.say import Message
 from web.store import GameRow, Store
 
 COOKIE = "becher_device"
@@ -39,8 +40,9 @@ JOIN_WINDOW_S = 60.0
 class Denied(Exception):
     """A request refused for access reasons; ``status`` 403 or 429, ``code`` for the error shape."""
 
-    def __init__(self, message: str, status: int = 403, code: str = "forbidden") -> None:
+    def __init__(self, message: str | Message, status: int = 403, code: str = "forbidden") -> None:
         super().__init__(message)
+        self.message = message
         self.status = status
         self.code = code
 
@@ -162,7 +164,12 @@ def _guard_writes() -> None:
     if not _same_origin():
         raise Denied("Requests from other sites may not change anything here; open Becher's own page to play.")
     if request.path.startswith("/api/") and not request.headers.get(HEADER):
-        raise Denied(f"Writes to the API need the header '{HEADER}: 1'; use Becher's own pages or add the header.")
+        raise Denied(
+            Message(
+                "Writes to the API need the header '{HEADER}: 1'; use Becher's own pages or add the header.",
+                HEADER=HEADER,
+            )
+        )
 
 
 def _set_cookie(response: Response) -> Response:

@@ -18,9 +18,10 @@ from flask import Blueprint, Flask, Response, current_app, request
 
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
-from companion.errors import BecherError, IllegalAction, MalformedInput
+from companion.errors import N_, BecherError, IllegalAction, MalformedInput
 from web import access, live, photos
 from web.access import Denied, current_device
+from web.say import Message, message_of, say
 from web.store import GameRow, NotFound, Store, shown
 
 JSON = dict[str, Any]
@@ -35,22 +36,23 @@ MULTIPART_SLACK = 64 * 1024
 class ApiError(Exception):
     """An error answer in the one shape: ``{"ok": false, "error", "status", "code", **extra}``."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, code: str, message: str | Message, **extra: Any) -> None:
         super().__init__(message)
+        self.message = message
         self.status = status
         self.code = code
         self.extra = extra
 
     def response(self) -> Response:
-        return error_response(self.status, self.code, str(self), **self.extra)
+        return error_response(self.status, self.code, self.message, **self.extra)
 
 
-def error_response(status: int, code: str, message: str, **extra: Any) -> Response:
-    body = {"ok": False, "error": message, "status": status, "code": code, **extra}
+def error_response(status: int, code: str, message: str | Message, **extra: Any) -> Response:
+    body = {"ok": False, "error": say(message), "status": status, "code": code, **extra}
     return Response(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
 
 
-def fail(status: int, code: str, message: str, **extra: Any) -> NoReturn:
+def fail(status: int, code: str, message: str | Message, **extra: Any) -> NoReturn:
     raise ApiError(status, code, message, **extra)
 
 
@@ -124,16 +126,28 @@ def check_json(value: Any, what: str) -> None:
         item, depth = stack.pop()
         if isinstance(item, str):
             if not _encodable(item):
-                fail(400, "malformed", f"{what} holds text that is not valid Unicode; send UTF-8 text.")
+                fail(
+                    400,
+                    "malformed",
+                    Message("{what} holds text that is not valid Unicode; send UTF-8 text.", what=what),
+                )
             continue
         if not isinstance(item, (dict, list)):
             continue
         if depth > JSON_DEPTH:
-            fail(400, "malformed", f"{what} is nested too deeply; send the flat objects docs/api.md shows.")
+            fail(
+                400,
+                "malformed",
+                Message("{what} is nested too deeply; send the flat objects docs/api.md shows.", what=what),
+            )
         children = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
         for key, child in children:
             if key is not None and not _encodable(key):
-                fail(400, "malformed", f"{what} holds text that is not valid Unicode; send UTF-8 text.")
+                fail(
+                    400,
+                    "malformed",
+                    Message("{what} holds text that is not valid Unicode; send UTF-8 text.", what=what),
+                )
             stack.append((child, depth + 1))
 
 
@@ -151,7 +165,15 @@ def check_names(names: Any) -> None:
         if not isinstance(name, str):
             continue  # the rules engine names this refusal
         if len(name) > NAME_LIMIT:
-            fail(400, "malformed", f"A player's name may have at most {NAME_LIMIT} characters; shorten {name[:12]!r}.")
+            fail(
+                400,
+                "malformed",
+                Message(
+                    "A player's name may have at most {NAME_LIMIT} characters; shorten {name}.",
+                    NAME_LIMIT=NAME_LIMIT,
+                    name=repr(name[:12]),
+                ),
+            )
         if not _encodable(name):
             fail(400, "malformed", "A player's name holds text that is not valid Unicode; type it again.")
         if any(unicodedata.category(ch) == "Cc" for ch in name):
@@ -161,18 +183,18 @@ def check_names(names: Any) -> None:
 def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
     value = data.get(name, default)
     if value is None:
-        fail(400, "malformed", f"The field '{name}' is missing; send it as a whole number.")
+        fail(400, "malformed", Message("The field '{name}' is missing; send it as a whole number.", name=name))
     if isinstance(value, bool) or not isinstance(value, int):
-        fail(400, "malformed", f"The field '{name}' must be a whole number.")
+        fail(400, "malformed", Message("The field '{name}' must be a whole number.", name=name))
     if value < minimum:
-        fail(400, "malformed", f"The field '{name}' must be at least {minimum}.")
+        fail(400, "malformed", Message("The field '{name}' must be at least {minimum}.", name=name, minimum=minimum))
     return value
 
 
 def flag(data: JSON, name: str, default: bool = False) -> bool:
     value = data.get(name, default)
     if not isinstance(value, bool):
-        fail(400, "malformed", f"The field '{name}' must be true or false.")
+        fail(400, "malformed", Message("The field '{name}' must be true or false.", name=name))
     return value
 
 
@@ -254,7 +276,13 @@ def check_game_rate(store: Store) -> None:
     """A device that starts games by the dozen is a runaway script: refused before anything is stored."""
     limit = int(current_app.config["GAMES_PER_HOUR"])
     if store.games_started_since(current_device(), time.time() - 3600) >= limit:
-        fail(429, "too_many", f"This device has started {limit} games in the last hour; continue one of them or wait.")
+        fail(
+            429,
+            "too_many",
+            Message(
+                "This device has started {limit} games in the last hour; continue one of them or wait.", limit=limit
+            ),
+        )
 
 
 @bp.post("/games")
@@ -448,7 +476,7 @@ def access_remove(game_id: str, device: str) -> Response:
     if device == row.owner:
         fail(400, "malformed", "The owner cannot be removed from their own game; delete the game instead.")
     if not store.remove_member(game_id, device):
-        fail(404, "not_found", f"Device {shown(device)} has not joined this game.")
+        fail(404, "not_found", Message("Device {device} has not joined this game.", device=shown(device)))
     return access_answer(store, game_id)
 
 
@@ -488,7 +516,9 @@ def join() -> Response:
 
 
 def photo_payload(photo: Any) -> JSON:
-    return {"photo": photo.to_json(), "reading": photo.reading, "reading_error": photo.reading_error}
+    # the error is kept in English (the photo is seen by devices in other languages); said in the asker's
+    error = photo.reading_error
+    return {"photo": photo.to_json(), "reading": photo.reading, "reading_error": say(error) if error else error}
 
 
 @bp.post("/games/<game_id>/photos")
@@ -528,7 +558,6 @@ def upload_photo(game_id: str) -> Response:
         """Runs on a reader worker: read, store the outcome, tell the watchers; the request may have stopped waiting."""
         reading: JSON | None = None
         error: str | None = None
-        refused = False
         try:
             reading = photos.scale_reading(photos.read_image(data, kind), prepared.width, prepared.height)
         except ImportError:
@@ -536,13 +565,11 @@ def upload_photo(game_id: str) -> Response:
         except FileNotFoundError:
             error = photos.MODELS_MISSING
         except photos.NotAnImage as exc:
-            error, refused = str(exc), True
+            store.delete_photo(photo.id)
+            return {"error": message_of(exc)}, True
         except Exception:  # a reader bug must not lose the photo; the person enters the dice instead
             logger.exception("dice reader failed on photo %s", photo.id)
-            error = "The dice reader failed on this photo; enter the dice by hand or take another photo."
-        if refused:
-            store.delete_photo(photo.id)
-            return {"error": error}, True
+            error = N_("The dice reader failed on this photo; enter the dice by hand or take another photo.")
         store.set_reading(photo.id, reading, error)
         payload = photo_payload(store.photo(photo.id))
         hub.publish(game_id, "photo", {**payload, "device": device})
@@ -556,10 +583,10 @@ def upload_photo(game_id: str) -> Response:
     try:
         payload, refused = future.result(timeout=float(current_app.config["READ_TIMEOUT"]))
     except FutureTimeout:
-        message = "Reading the dice takes long; enter them by hand or wait, the reading will appear when done."
-        return ok(201, photo=photo.to_json(), reading=None, reading_error=message)
+        message = N_("Reading the dice takes long; enter them by hand or wait, the reading will appear when done.")
+        return ok(201, photo=photo.to_json(), reading=None, reading_error=say(message))
     if refused:
-        fail(415, "not_image", str(payload["error"]))
+        fail(415, "not_image", payload["error"])
     return ok(201, **payload)
 
 
@@ -646,15 +673,15 @@ def to_api_error(exc: Exception) -> ApiError | None:
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, Denied):
-        return ApiError(exc.status, exc.code, str(exc))
+        return ApiError(exc.status, exc.code, message_of(exc))
     if isinstance(exc, st.NotFound):
-        return ApiError(404, "not_found", str(exc))
+        return ApiError(404, "not_found", message_of(exc))
     if isinstance(exc, st.Malformed):
-        return ApiError(400, "malformed", str(exc))
+        return ApiError(400, "malformed", message_of(exc))
     if isinstance(exc, st.StoreError):
-        return ApiError(409, exc.code, str(exc), game=exc.game)
+        return ApiError(409, exc.code, message_of(exc), game=exc.game)
     if isinstance(exc, MalformedInput):
-        return ApiError(400, "malformed", str(exc))
+        return ApiError(400, "malformed", message_of(exc))
     if isinstance(exc, IllegalAction):
-        return ApiError(409, "illegal", str(exc))
+        return ApiError(409, "illegal", message_of(exc))
     return None

@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 import web.pages
 from web import access, api, camera_api, live, photos
+from web.say import say
 from web.store import Store
 
 API_CODES = {
@@ -114,8 +115,8 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(access.Denied)
     def _denied(exc: access.Denied) -> Response | tuple[str, int]:
         if _is_api():
-            return api.error_response(exc.status, exc.code, str(exc))
-        return str(exc), exc.status
+            return api.error_response(exc.status, exc.code, exc.message)
+        return say(exc.message), exc.status
 
     @app.errorhandler(Exception)
     def _other(exc: Exception) -> Any:

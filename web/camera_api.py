@@ -32,6 +32,7 @@ from calibration.profile import (
     save_profile,
 )
 from calibration.rectify import detect_markers, fit_mat
+from companion.errors import Message
 from vision.camera import CameraSession, CameraWatcher, decode_frame, open_source, reader_for
 from vision.reading import ImageError, Reading
 from vision.settle import Proposal, SettleConfig
@@ -289,7 +290,13 @@ def save() -> Response:
                 fail(422, "no_mat", "No mat found: put the printed mat under the camera with its markers in view.")
             if fit.covered:
                 fail(
-                    422, "mat_covered", f"Only {len(fit.seen)} of {fit.expected} markers are in view; uncover the mat."
+                    422,
+                    "mat_covered",
+                    Message(
+                        "Only {count} of {expected} markers are in view; uncover the mat.",
+                        count=len(fit.seen),
+                        expected=fit.expected,
+                    ),
                 )
             profile = Profile.from_fit(name, fit, camera, resolution)
         save_profile(profile, hub.folder)
@@ -326,7 +333,7 @@ def delete(name: str) -> Response:
 def mat() -> Response:
     paper = request.args.get("paper", "a4").lower()
     if paper not in PAPERS:
-        fail(400, "malformed", f"The paper must be one of {', '.join(sorted(PAPERS))}.")
+        fail(400, "malformed", Message("The paper must be one of {papers}.", papers=", ".join(sorted(PAPERS))))
     return Response(
         mat_pdf(paper),
         mimetype="application/pdf",

@@ -17,12 +17,16 @@ from typing import Any, TypeVar
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from companion.errors import N_, Message
+
 JSON = dict[str, Any]
 T = TypeVar("T")
 
-READER_MISSING = "The dice reader is not installed on this server; enter the dice by hand."
-READER_BUSY = "The dice reader has too many photos waiting; enter the dice by hand, or take the photo again later."
-MODELS_MISSING = "The dice reader's model files are missing on this server; enter the dice by hand."
+READER_MISSING = N_("The dice reader is not installed on this server; enter the dice by hand.")
+READER_BUSY = N_(
+    "The dice reader has too many photos waiting; enter the dice by hand, or take the photo again later."
+)
+MODELS_MISSING = N_("The dice reader's model files are missing on this server; enter the dice by hand.")
 
 
 class NotAnImage(ValueError):
@@ -62,8 +66,12 @@ def prepare(data: bytes, max_side: int) -> Prepared:
                 width, height = img.size
                 if width * height > MAX_PIXELS:
                     raise TooManyPixels(
-                        f"This image has {width * height / 1e6:.0f} megapixels, more than the "
-                        f"{MAX_PIXELS // 1_000_000} Becher takes; take the photo at a lower resolution."
+                        Message(
+                            "This image has {number} megapixels, more than the {number2} Becher takes; take the "
+                            "photo at a lower resolution.",
+                            number=format(width * height / 1e6, ".0f"),
+                            number2=MAX_PIXELS // 1_000_000,
+                        )
                     )
                 img.draft(None, (max_side, max_side))
                 img.load()
@@ -72,8 +80,11 @@ def prepare(data: bytes, max_side: int) -> Prepared:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise TooManyPixels(
-            f"This image has too many pixels (Becher takes up to {MAX_PIXELS // 1_000_000} megapixels); "
-            "take the photo at a lower resolution."
+            Message(
+                "This image has too many pixels (Becher takes up to {number} megapixels); take the photo at a lower "
+                "resolution.",
+                number=MAX_PIXELS // 1_000_000,
+            )
         ) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError):
         raise NotAnImage(

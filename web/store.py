@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import GameLog, Setup, rules_for
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import IllegalAction, MalformedInput, Message
 
 JSON = dict[str, Any]
 
@@ -87,8 +87,9 @@ class StoreError(Exception):
 
     code = "server"
 
-    def __init__(self, message: str, game: JSON | None = None) -> None:
+    def __init__(self, message: str | Message, game: JSON | None = None) -> None:
         super().__init__(message)
+        self.message = message
         self.game = game
 
 
@@ -351,7 +352,12 @@ class Store:
     def _row(self, conn: sqlite3.Connection, game_id: str) -> GameRow:
         row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise NotFound(f"There is no game {shown(game_id)}; it may have been deleted, so pick one from the list.")
+            raise NotFound(
+                Message(
+                    "There is no game {game_id}; it may have been deleted, so pick one from the list.",
+                    game_id=shown(game_id),
+                )
+            )
         return GameRow.from_sql(row)
 
     def row(self, game_id: str) -> GameRow:
@@ -546,8 +552,12 @@ class Store:
             )
         if seen != row.action_count or (revision is not None and revision != row.revision):
             raise Stale(
-                f"The game has changed meanwhile (it has {row.action_count} actions, you saw {seen}); "
-                "look at the current state and try again.",
+                Message(
+                    "The game has changed meanwhile (it has {action_count} actions, you saw {seen}); look at the "
+                    "current state and try again.",
+                    action_count=row.action_count,
+                    seen=seen,
+                ),
                 self._game_json(conn, row, log),
             )
 
@@ -584,13 +594,18 @@ class Store:
             if photo_id is not None:
                 photo = conn.execute("SELECT game_id FROM photos WHERE id = ?", (photo_id,)).fetchone()
                 if photo is None or photo["game_id"] != game_id:
-                    raise Malformed(f"There is no photo {shown(photo_id)} in this game; upload the photo again.")
+                    raise Malformed(
+                        Message(
+                            "There is no photo {photo_id} in this game; upload the photo again.",
+                            photo_id=shown(photo_id),
+                        )
+                    )
             try:
                 log.play(action)
             except MalformedInput as exc:
-                raise Malformed(str(exc)) from None
+                raise Malformed(exc.message) from None
             except IllegalAction as exc:
-                raise Illegal(str(exc), self._game_json(conn, row, log)) from None
+                raise Illegal(exc.message, self._game_json(conn, row, log)) from None
             try:
                 n = len(log)
                 conn.execute(
@@ -617,9 +632,14 @@ class Store:
             log = self._load_log(conn, row)
             self._check_fresh(conn, row, log, seen, revision)
             if count > len(log):
-                have = "nothing can be undone" if not log else f"only {plural(len(log), 'action')} can be undone"
                 raise Illegal(
-                    f"The game has {plural(len(log), 'action')}, so {have}, not {count}; undo fewer.",
+                    Message("Nothing can be undone: the game has no actions yet.")
+                    if not log
+                    else Message(
+                        "Only {have} of the game's actions can be undone, not {count}; undo fewer.",
+                        have=len(log),
+                        count=count,
+                    ),
                     self._game_json(conn, row, log),
                 )
             try:
@@ -757,7 +777,9 @@ class Store:
             .fetchone()
         )
         if row is None:
-            raise NotFound(f"There is no photo {shown(photo_id)}; it may belong to a deleted game.")
+            raise NotFound(
+                Message("There is no photo {photo_id}; it may belong to a deleted game.", photo_id=shown(photo_id))
+            )
         return Photo(
             row["id"],
             row["game_id"],
@@ -772,5 +794,7 @@ class Store:
     def photo_data(self, photo_id: str) -> bytes:
         row = self.conn().execute("SELECT data FROM photos WHERE id = ?", (photo_id,)).fetchone()
         if row is None:
-            raise NotFound(f"There is no photo {shown(photo_id)}; it may belong to a deleted game.")
+            raise NotFound(
+                Message("There is no photo {photo_id}; it may belong to a deleted game.", photo_id=shown(photo_id))
+            )
         return bytes(row["data"])

@@ -151,10 +151,10 @@ def test_undo_beyond_the_start_says_how_many_there_are_and_changes_nothing(clien
     game = client.create()
     r = client.post(f"/api/games/{game['id']}/undo", json={"seen": 0})
     assert r.status_code == 409 and r.json["code"] == "illegal"
-    assert "0 actions, so nothing can be undone" in r.json["error"]
+    assert r.json["error"] == "Nothing can be undone: the game has no actions yet."
     client.play(game["id"], BONE_ROUND[0], seen=0)
     r = client.post(f"/api/games/{game['id']}/undo", json={"seen": 1, "count": 2})
-    assert r.status_code == 409 and "1 action, so only 1 action can be undone, not 2" in r.json["error"]
+    assert r.status_code == 409 and "Only 1 of the game's actions can be undone, not 2" in r.json["error"]
     assert client.get(f"/api/games/{game['id']}").json["game"]["state"]["actions"] == 1
 
 
