@@ -109,7 +109,7 @@ def rank_row(values: Sequence[int], kind: DiceKind = DiceKind.PIP) -> RowHand:
         raise MalformedInput("A row side holds {ROW_DICE} dice, not {count}.", ROW_DICE=ROW_DICE, count=len(values))
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
-            raise MalformedInput("A die has ranks 1 to 6, not {v}.", v=repr(v))
+            raise MalformedInput("A die has ranks 1 to 6, not {value}.", value=repr(v))
     dice = tuple(sorted(values, reverse=True))
     counts = Counter(dice)
     if len(dice) == ROW_DICE and len(counts) == 1:

@@ -262,7 +262,7 @@ def evaluate(dice: Sequence[int], rules: HandRules) -> HandRank:
         raise MalformedInput("A hand has 5 dice, not {count}.", count=len(dice))
     for d in dice:
         if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
-            raise MalformedInput("A die shows 1 to 6, not {d}.", d=repr(d))
+            raise MalformedInput("A die shows 1 to 6, not {value}.", value=repr(d))
     return _evaluate_sorted(tuple(sorted(dice, reverse=True)), rules)
 
 

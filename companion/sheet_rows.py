@@ -89,7 +89,7 @@ def row_by_id(row_id: str) -> Row:
         return _BY_ID[row_id]
     except KeyError:
         raise MalformedInput(
-            "There is no row {row_id} on the sheet; the rows are {dice}.", row_id=repr(row_id), dice=", ".join(ROW_IDS)
+            "There is no row {row_id} on the sheet; the rows are {rows}.", row_id=repr(row_id), rows=", ".join(ROW_IDS)
         ) from None
 
 
