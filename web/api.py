@@ -587,6 +587,8 @@ def upload_photo(game_id: str) -> Response:
         return ok(201, photo=photo.to_json(), reading=None, reading_error=say(message))
     if refused:
         fail(415, "not_image", payload["error"])
+    if payload.get("reading_error"):  # the worker said it in English: say it in this device's language
+        payload = {**payload, "reading_error": say(payload["reading_error"])}
     return ok(201, **payload)
 
 

@@ -28,7 +28,7 @@ from companion.core import (
 )
 from companion.dice import faces
 from companion.english import count
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput
 from companion.sheet_rows import ROWS, Effect, Result, Row, effect, row_by_id
 from companion.turns import DICE, Throw, Turn
 
@@ -397,8 +397,11 @@ class SheetRules(Rules[SheetState]):
                     dice2=" ".join(map(str, turn.dice)),
                 )
             if action.all_five is not None and action.all_five != turn.all_five:
-                said = "all five at once" if turn.all_five else "with dice kept"
-                raise IllegalAction("The last throw was thrown {said}; the entry cannot say otherwise.", said=said)
+                raise IllegalAction(
+                    N_("The last throw was thrown with all five dice at once; the entry cannot say otherwise.")
+                    if turn.all_five
+                    else N_("The last throw was thrown with dice kept; the entry cannot say otherwise.")
+                )
             if action.throw is not None and action.throw != turn.throws:
                 raise IllegalAction(
                     "This is throw {throws} of the turn, not throw {throw}.", throws=turn.throws, throw=action.throw

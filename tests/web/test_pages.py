@@ -361,7 +361,38 @@ def test_catalogs_are_complete_compiled_and_keep_placeholders() -> None:
                 lang,
                 msgid,
             )
+            # the refusals' templates ({name}, filled by str.format): each name once at least, no other
+            assert set(re.findall(r"\{(\w+)\}", msgid)) == set(re.findall(r"\{(\w+)\}", po[msgid])), (lang, msgid)
             assert mo.get(msgid) == po[msgid], (lang, msgid, "run pybabel compile -d web/translations")
+
+
+def test_the_template_holds_every_phrase_and_refusal_the_code_marks() -> None:
+    """A refusal or phrase added to the code fails here until ``bash scripts/extract.sh`` has put it in the catalogs
+    (the extraction is run in-process with the script's own keywords)."""
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.pofile import read_po
+
+    root = Path(__file__).resolve().parents[2]
+    script = (root / "scripts" / "extract.sh").read_text()
+    keywords: dict[str, tuple[int, ...] | None] = {}
+    for spec in re.findall(r"-k (\S+)", script):
+        name, _, arg = spec.partition(":")
+        keywords[name] = (int(arg),) if arg else None
+    method_map = [
+        ("web/pages/**.py", "python"),
+        ("web/*.py", "python"),
+        ("companion/**.py", "python"),
+        ("web/templates/**.html", "jinja2"),
+    ]
+    found = {
+        m[2] if isinstance(m[2], str) else m[2][0]
+        for m in extract_from_dir(str(root), method_map, keywords=keywords, strip_comment_tags=True)
+        if m[2]
+    }
+    with (root / "web" / "translations" / "messages.pot").open("rb") as f:
+        template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    assert "It is {player}'s turn, not {player2}'s." in found
+    assert found <= template, sorted(found - template)[:5]
 
 
 def test_every_setting_and_hand_name_of_every_game_is_in_the_catalogs() -> None:
