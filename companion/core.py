@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from companion.dice import DiceKind, parse_dice, parse_kind
-from companion.errors import IllegalAction, MalformedInput
+from companion.errors import IllegalAction, MalformedInput, Message
 
 __all__ = [
     "Action",
@@ -178,7 +178,7 @@ def _field_types(cls: type[Action]) -> tuple[dict[str, Any], frozenset[str]]:
 
 
 def _coerce(action: str, name: str, hint: object, value: object, dice_kind: DiceKind | None) -> object:
-    where = f"Field '{name}' of action '{action}'"
+    where = Message("Field '{name}' of action '{action}'", name=name, action=action)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):

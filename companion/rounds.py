@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from companion.core import JSON, Action, Option, Rules, Setup
 from companion.dice import faces
-from companion.errors import N_, IllegalAction, MalformedInput
+from companion.errors import N_, IllegalAction, MalformedInput, Message
 from companion.hands import HandRank, HandRules, evaluate
 from companion.turns import Stand, Throw, Turn
 
@@ -121,7 +121,7 @@ def check_seat(player: int, seats: int) -> None:
         raise MalformedInput("There is no player {player} in this game.", player=repr(player))
 
 
-def check_whole(value: object, what: str) -> None:
+def check_whole(value: object, what: str | Message) -> None:
     """Refuse a field that is not a whole number; a bool would be accepted here but could never be replayed."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise MalformedInput("{what} must be a whole number, not {value}.", what=what, value=repr(value))
@@ -293,7 +293,7 @@ class RoundRules(Rules[RoundState]):
         if isinstance(action, Throw):
             check_dice(action.dice)
             for position in action.held:
-                check_whole(position, "A held position")
+                check_whole(position, Message("A held position"))
             state.turn.verify_throw(action, self.max_throws(state), self.held_fixed(state.setup))
         elif isinstance(action, Stand):
             state.turn.verify_stand()

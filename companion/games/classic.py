@@ -514,7 +514,7 @@ class ClassicBluff(Rules[BluffState]):
                 raise IllegalAction("Only a player who believed the claim may rethrow, before announcing.")
             if state.rethrew is not None:
                 raise IllegalAction("The dice may be rethrown only once; now announce.")
-            check_whole(action.count, "The number of dice rethrown")
+            check_whole(action.count, Message("The number of dice rethrown"))
             if not 1 <= action.count <= DICE:
                 raise MalformedInput("A rethrow throws 1 to {DICE} dice, not {count}.", DICE=DICE, count=action.count)
         elif isinstance(action, Believe):
