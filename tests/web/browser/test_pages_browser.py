@@ -323,3 +323,27 @@ def test_a_german_poker_throw_read_by_the_real_reader_names_its_printing(
     expect(tablet.locator("#table-photo .dbox .lbl")).to_have_count(5)
     assert sorted(tablet.locator("#table-photo .dbox .lbl").all_inner_texts()) == ["10", "A", "B=J", "B=J", "D=Q"]
     assert sorted(tablet.locator("#table-photo figcaption").inner_text().split()) == ["10", "A", "B=J", "B=J", "D=Q"]
+
+
+def test_a_wrong_join_code_is_refused_in_the_phones_language(browser: Any, server: str) -> None:
+    """A German phone types a code no game has: the server's refusal appears on the start page in German."""
+    from tests.web.conftest import WRITE
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, locale="de-DE")
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(10_000)
+        page.goto(server + "/")
+        page.fill("#join-code", "ZZZZZZ")
+        page.locator("#join-game").locator("button[type=submit], input[type=submit]").first.click()
+        box = page.locator("#join-error")
+        expect(box).to_be_visible()
+        english = page.request.post(
+            server + "/api/join", data={"code": "ZZZZZZ"}, headers={**WRITE, "Accept-Language": "en"}
+        )
+        assert english.status == 403
+        assert english.json()["error"].startswith("No running game has this code")
+        expect(box).to_contain_text("Kein laufendes Spiel hat diesen Code; prüfe den Code am Tisch")
+        screenshot(page, "phone-join-refused-de")
+    finally:
+        ctx.close()
