@@ -516,7 +516,7 @@ def join() -> Response:
 
 
 def photo_payload(photo: Any) -> JSON:
-    # the error is kept in English (the photo is seen by devices in other languages); said in the asker's
+    # kept in English, as devices of other languages see the same photo; said in the asking device's language
     error = photo.reading_error
     return {"photo": photo.to_json(), "reading": photo.reading, "reading_error": say(error) if error else error}
 
