@@ -871,3 +871,22 @@ def test_the_photo_page_names_another_printing_of_a_court_face(
     # a German queen is shown as what is printed and what it counts as; an English king as itself
     assert re.findall(r'<span class="lbl">([^<]+)</span>', html) == ["D=Q", "K"]
     assert "Die 1: D=Q (97 %)" in html
+
+
+def test_the_poker_letters_each_language_names_are_read_as_those_faces() -> None:
+    """A language that lists the poker faces in its own letters (German 9 10 B D K A) names only letters that the
+    manual entry reads as those faces, in that order: a Dutch "V" (vrouw, the queen) would be read as a French jack."""
+    from babel.messages.pofile import read_po
+
+    from companion.dice import DiceKind, parse_die
+
+    root = Path(__file__).resolve().parents[2] / "web" / "translations"
+    for lang in CODES:
+        with (root / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+            po = {m.id: m.string for m in read_po(f) if isinstance(m.id, str) and "9 10 J Q K A" in m.id}
+        assert po, lang
+        for msgid, text in po.items():
+            lists = re.findall(r"9 10 (\S+) (\S+) (\S+) (\S+?)\b", text or msgid)
+            assert lists, (lang, msgid, text)
+            for letters in lists:
+                assert [parse_die(t, DiceKind.POKER) for t in letters] == [3, 4, 5, 6], (lang, text)
