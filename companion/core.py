@@ -290,6 +290,11 @@ class Rules(ABC, Generic[S]):
     max_players: ClassVar[int] = 8
     settings: ClassVar[tuple[Setting, ...]] = ()
     actions: ClassVar[tuple[type[Action], ...]] = ()
+
+    def title(self) -> Message:
+        """The name inside a refusal: a Message, so the catalogue says it as the pages do in the reader's language."""
+        return Message(self.name_en)
+
     # How this game settles what its rule text leaves open (guide/RULES.md, docs/games/<id>.md "readings"):
     # one sentence each, shown by the rules help so players know which reading is in force.
     readings_en: ClassVar[tuple[str, ...]] = ()
@@ -314,7 +319,7 @@ class Rules(ABC, Generic[S]):
         if not lo <= len(names) <= hi:
             raise MalformedInput(
                 "{name_en} is played by {lo} to {hi} players, not {count}.",
-                name_en=self.name_en,
+                name_en=self.title(),
                 lo=lo,
                 hi=hi,
                 count=len(names),
@@ -344,7 +349,7 @@ class Rules(ABC, Generic[S]):
         allowed = ", ".join(c.kind for c in self.actions)
         raise MalformedInput(
             "{name_en} has no action {kind}; its actions are {allowed}.",
-            name_en=self.name_en,
+            name_en=self.title(),
             kind=repr(kind),
             allowed=allowed,
         )
@@ -469,7 +474,7 @@ class GameLog:
     def parse(self, action: Action | Mapping[str, object]) -> Action:
         if isinstance(action, Action):
             if type(action) not in self.rules.actions:
-                raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.rules.name_en, kind=action.kind)
+                raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.rules.title(), kind=action.kind)
             return action
         return self.rules.parse_action(action, self.setup)
 

@@ -164,12 +164,12 @@ class RoundRules(Rules[RoundState]):
 
     def verify_other(self, state: RoundState, action: Action) -> None:
         raise IllegalAction(
-            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+            "{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind
         )  # pragma: no cover
 
     def apply_other(self, state: RoundState, action: Action) -> RoundState:
         raise IllegalAction(
-            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+            "{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind
         )  # pragma: no cover
 
     def other_options(self, state: RoundState) -> list[Option]:

@@ -231,7 +231,7 @@ def rules_or_404(game: str) -> Any:
     try:
         return rules_for(game)
     except MalformedInput as exc:
-        fail(404, "not_found", str(exc))
+        fail(404, "not_found", message_of(exc))
 
 
 @bp.get("/rules/<game>/hand")
@@ -249,7 +249,7 @@ def rules_hand(game: str) -> Response:
         dice = parse_dice(tokens, setup.dice_kind)
         return ok(hand=rules.hand(dice, setup, all_five))
     except BecherError as exc:
-        fail(400, "malformed", str(exc))
+        fail(400, "malformed", message_of(exc))
 
 
 # ---------------------------------------------------------------------------------------------- games
@@ -304,7 +304,7 @@ def games_create() -> Response:
     try:
         log = GameLog.new(game, players, settings)
     except BecherError as exc:
-        fail(400, "malformed", str(exc))
+        fail(400, "malformed", message_of(exc))
     store = store_of()
     check_game_rate(store)
     view = store.create(log, current_device(), public)
@@ -330,7 +330,7 @@ def games_import() -> Response:
     try:
         log = GameLog.from_jsonl(text)
     except BecherError as exc:
-        fail(400, "malformed", str(exc))
+        fail(400, "malformed", message_of(exc))
     except RecursionError:
         fail(400, "malformed", "The log holds JSON nested too deeply; send the .jsonl file Becher exported.")
     check_names(log.setup.players)
@@ -545,9 +545,9 @@ def upload_photo(game_id: str) -> Response:
     try:
         prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]))
     except photos.NotAnImage as exc:
-        fail(415, "not_image", str(exc))
+        fail(415, "not_image", message_of(exc))
     except photos.TooManyPixels as exc:
-        fail(413, "too_large", str(exc))
+        fail(413, "too_large", message_of(exc))
     photo = store.add_photo(game_id, current_device(), prepared.jpeg, prepared.width, prepared.height)
     readers: photos.Readers = current_app.extensions["becher.readers"]
     hub = hub_of()

@@ -38,6 +38,7 @@ from vision.reading import ImageError, Reading
 from vision.settle import Proposal, SettleConfig
 from web import access
 from web.api import body, fail, flag, hub_of, ok, record_photo, store_of
+from web.say import message_of
 
 log = logging.getLogger(__name__)
 bp = Blueprint("camera", __name__, url_prefix="/api/camera")
@@ -181,7 +182,7 @@ def push_frame() -> Response:
     try:
         answer = hub.session.feed_jpeg(data, t)
     except ImageError as exc:
-        fail(415, "not_image", str(exc))
+        fail(415, "not_image", message_of(exc))
     return ok(camera={**hub.status(), "proposal": hub.last if answer["proposal"] else None})
 
 
@@ -254,7 +255,7 @@ def _latest_or_body() -> Any:
         try:
             return decode_frame(data)
         except ImageError as exc:
-            fail(415, "not_image", str(exc))
+            fail(415, "not_image", message_of(exc))
     frame = camera_of().session.latest_frame()
     if frame is None:
         fail(404, "no_frame", "The camera has sent no picture yet.")
@@ -301,7 +302,7 @@ def save() -> Response:
             profile = Profile.from_fit(name, fit, camera, resolution)
         save_profile(profile, hub.folder)
     except ProfileError as exc:
-        fail(400, "malformed", str(exc))
+        fail(400, "malformed", message_of(exc))
     hub.session.use_profile(profile)
     return ok(201, profile=profile.to_json())
 
@@ -312,7 +313,7 @@ def use(name: str) -> Response:
     try:
         profile = load_profile(name, hub.folder)
     except ProfileError as exc:
-        fail(404, "not_found", str(exc))
+        fail(404, "not_found", message_of(exc))
     hub.session.use_profile(profile)
     return ok(profile=profile.to_json())
 
@@ -323,7 +324,7 @@ def delete(name: str) -> Response:
     try:
         delete_profile(name, hub.folder)
     except ProfileError as exc:
-        fail(404, "not_found", str(exc))
+        fail(404, "not_found", message_of(exc))
     if hub.session.profile is not None and hub.session.profile.name == name:
         hub.session.use_profile(None)
     return ok(deleted=name)

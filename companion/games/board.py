@@ -292,7 +292,7 @@ def next_thrower(state: BoardState) -> int:
 
 class BoardRules(Rules[BoardState]):
     id = "board"
-    name_en = "Würfel Poker (board game)"
+    name_en = N_("Würfel Poker (board game)")
     name_de = "Würfel Poker (Brettspiel)"
     readings_en = (
         'The rule text\'s example "6-2-1 beats 5-4-3" contradicts its own ranking, since 5-4-3 is a straight; the '
@@ -388,7 +388,7 @@ class BoardRules(Rules[BoardState]):
         elif isinstance(action, Place):
             self._verify_place(state, action, step)
         else:  # pragma: no cover - GameLog refuses foreign actions before this
-            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind)
 
     def _verify_roll_off(self, state: BoardState, action: RollOff) -> None:
         if len(action.dice) != 1:
@@ -538,7 +538,7 @@ class BoardRules(Rules[BoardState]):
             )
             return replace(state, games=(*state.games[:-1], replace(game, placements=(*game.placements, placement))))
         raise MalformedInput(
-            "{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind
+            "{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind
         )  # pragma: no cover
 
     @staticmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from companion.core import DICE_SETTING, JSON, Outcome, Setting, Setup, Standing, places, register
 from companion.english import count
+from companion.errors import N_
 from companion.hands import BONE, HandRules
 from companion.rounds import RoundRules, RoundState
 
@@ -19,7 +20,7 @@ __all__ = ["BoneRules"]
 
 class BoneRules(RoundRules):
     id = "bone"
-    name_en = "Dice poker (Bone)"
+    name_en = N_("Dice poker (Bone)")
     name_de = "Würfelpoker (Bone)"
     readings_en = (
         "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not say).",

@@ -249,7 +249,7 @@ class ClassicRounds(RoundRules):
     """Strikes and points modes as round-based play (not registered; :class:`ClassicRules` is)."""
 
     id = "classic"
-    name_en = "Dice poker (classic)"
+    name_en = N_("Dice poker (classic)")
     name_de = "Würfelpoker (klassisch)"
     settings = SETTINGS
     actions: ClassVar[tuple[type[Action], ...]] = (Throw, Stand, Blind)
@@ -444,7 +444,7 @@ class ClassicBluff(Rules[BluffState]):
     """Bluff mode (classic rule 6); not registered (:class:`ClassicRules` is)."""
 
     id = "classic"
-    name_en = "Dice poker (classic)"
+    name_en = N_("Dice poker (classic)")
     name_de = "Würfelpoker (klassisch)"
     settings = SETTINGS
     actions: ClassVar[tuple[type[Action], ...]] = (Announce, Believe, Rethrow, Doubt, Reveal, Take)
@@ -748,7 +748,7 @@ class ClassicRules(Rules[ClassicState]):
     """The registered classic game: hands each call to the rounds engine or the bluff engine."""
 
     id = "classic"
-    name_en = "Dice poker (classic)"
+    name_en = N_("Dice poker (classic)")
     name_de = "Würfelpoker (klassisch)"
     settings = SETTINGS
     actions: ClassVar[tuple[type[Action], ...]] = (Throw, Stand, Blind, Announce, Believe, Rethrow, Doubt, Reveal, Take)

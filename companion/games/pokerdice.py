@@ -12,6 +12,7 @@ import dataclasses
 
 from companion.core import DICE_SETTING, JSON, Outcome, Setting, Setup, Standing, places, register
 from companion.english import count
+from companion.errors import N_
 from companion.hands import POKERDICE, HandRank, HandRules
 from companion.rounds import RoundRules, RoundState
 
@@ -20,7 +21,7 @@ __all__ = ["PokerDiceRules"]
 
 class PokerDiceRules(RoundRules):
     id = "pokerdice"
-    name_en = "Poker Dice"
+    name_en = N_("Poker Dice")
     name_de = "Poker Dice (Pokerwürfel)"
     readings_en = (
         "The only straights are 9-10-J-Q-K and 10-J-Q-K-A; 9-J-Q-K-A is a high die.",

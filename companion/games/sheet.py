@@ -252,7 +252,7 @@ def totals(state: SheetState, player: int) -> Totals:
 
 class SheetRules(Rules[SheetState]):
     id = "sheet"
-    name_en = "Würfelpoker on a score sheet"
+    name_en = N_("Würfelpoker on a score sheet")
     name_de = "Würfelpoker mit Punktezettel"
     readings_en = (
         "Paying from the reserve is not a choice: a Schule entry short of dice pays when the reserve holds enough, "
@@ -318,7 +318,7 @@ class SheetRules(Rules[SheetState]):
             raise MalformedInput(
                 "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; turn on the setting "
                 "'more_players' for up to {MOST_PLAYERS}.",
-                name_en=self.name_en,
+                name_en=self.title(),
                 RULES_PLAYERS=RULES_PLAYERS,
                 MOST_PLAYERS=MOST_PLAYERS,
             )
@@ -356,7 +356,7 @@ class SheetRules(Rules[SheetState]):
                 )
             self._free_field(state, action.player, row)
         else:  # pragma: no cover - parse_action only builds this game's actions
-            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind)
 
     def _verify_throw(self, state: SheetState, action: Throw) -> None:
         """The shared turn's checks, with this game's way out: there is no 'stand', a turn ends with an entry."""
@@ -448,7 +448,7 @@ class SheetRules(Rules[SheetState]):
                 Result.STRUCK, dice=state.turn.dice, all_five=state.turn.all_five, entry=state.entries, action=source
             )
         else:  # pragma: no cover - verify refused it
-            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.name_en, kind=action.kind)
+            raise MalformedInput("{name_en} has no action '{kind}'.", name_en=self.title(), kind=action.kind)
         index = _row_index(row)
         column = sheet.free_column(index)
         assert column is not None

@@ -107,3 +107,29 @@ def test_a_photo_that_is_no_image_is_refused_in_the_devices_language(client: Dev
     assert r.json["error"] == said(
         "es", "This file is not an image Becher can open; take a photo of the dice or choose a JPEG or PNG."
     )
+
+
+@pytest.mark.parametrize("lang", ["de", "nl"])
+def test_a_refusal_names_the_game_as_the_pages_do(client: Device, lang: str) -> None:
+    """The game's name inside a refusal is the one the start page shows in that language, not the English one."""
+    players = [f"P{k}" for k in range(5)]
+    r = client.post(
+        "/api/games",
+        json={"game": "sheet", "players": players, "settings": {}},
+        headers={"Accept-Language": lang},
+    )
+    assert r.status_code == 400
+    name = said(lang, "Würfelpoker on a score sheet")
+    assert r.json["error"] == said(
+        lang,
+        "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; turn on the setting 'more_players' for up "
+        "to {MOST_PLAYERS}.",
+        name_en=name,
+        RULES_PLAYERS=4,
+        MOST_PLAYERS=8,
+    )
+    page = client.get("/", headers={"Accept-Language": lang}).get_data(as_text=True)
+    assert name in page
+    english = client.post("/api/games", json={"game": "sheet", "players": players, "settings": {}})
+    assert english.json["error"].startswith("Würfelpoker on a score sheet is played by 1 to 4 players")
+    assert client.get("/api/games").json["games"] == []

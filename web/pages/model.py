@@ -35,14 +35,7 @@ JSON = dict[str, Any]
 COLOURS = 8
 GAME_ORDER = ("classic", "bone", "pokerdice", "sheet", "board")  # as guide/RULES.md lists them
 
-# Names and one-line descriptions of the games, in the catalog so every language has them.
-GAME_NAMES: dict[str, Any] = {
-    "classic": lazy_gettext("Dice poker, the classic pub game"),
-    "bone": lazy_gettext("Dice poker (Bone)"),
-    "pokerdice": lazy_gettext("Poker dice"),
-    "sheet": lazy_gettext("Dice poker on a score sheet"),
-    "board": lazy_gettext("Dice poker board game"),
-}
+# One-line descriptions of the games, in the catalog so every language has them (the names come with the rules).
 GAME_LINES: dict[str, Any] = {
     "classic": lazy_gettext(
         "Lowest hand of a round takes a strike; three strikes and you are out. Or play for points."
@@ -61,13 +54,8 @@ def language() -> str:
 
 
 def game_name(rules: Rules[Any]) -> str:
-    """The game's own German or English name; the catalogs name it in the other languages."""
-    lang = language()
-    if lang == "de":
-        return rules.name_de
-    if lang == "en" or rules.id not in GAME_NAMES:
-        return rules.name_en
-    return str(GAME_NAMES[rules.id])
+    """The game's name in the page's language: the catalog holds the German names of the rules and the others."""
+    return tr(rules.name_en)
 
 
 def pick(de: str, en: str) -> str:
