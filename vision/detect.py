@@ -81,18 +81,27 @@ class Detector:
         tensor, f = self.preprocess(bgr, long_side)
         return self.postprocess(self.infer(tensor), f, bgr.shape[:2], threshold)
 
-    def detect_multiscale(self, bgr: np.ndarray, threshold: float = 0.25, small: float = 30.0) -> Candidates:
+    def detect_multiscale(
+        self,
+        bgr: np.ndarray,
+        threshold: float = 0.25,
+        small: float = 30.0,
+        long_side: int | None = None,
+        first: Candidates | None = None,
+    ) -> Candidates:
         """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
 
         The net reads dice best at 20-60 input pixels; a second look costs 2.25 x the first, so it is only taken when
         the first one says the dice are small. The trigger and factor were chosen on the train rows (rune55-small-far
-        recall 0.84 -> 0.89 there, the other sets unchanged).
+        recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
+        finer look for a large frame doubles it); ``first`` is that look when the caller has it already.
         """
-        c = self.detect(bgr, threshold)
-        f = self.long_side / max(bgr.shape[:2])
+        base = long_side or self.long_side
+        c = first if first is not None else self.detect(bgr, threshold, base)
+        f = base / max(bgr.shape[:2])
         if len(c) == 0 or float(np.median(c.sides)) * f >= small:
             return c
-        fine = self.detect(bgr, threshold, round(self.long_side * 1.5))
+        fine = self.detect(bgr, threshold, round(base * 1.5))
         return fine if len(fine) >= len(c) else c
 
 

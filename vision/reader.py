@@ -18,6 +18,14 @@ DETECTOR_FILE = "dice-detector.onnx"
 CLASSIFIER_FILE = "dice-faces.onnx"
 MAX_DICE = 60
 PIP_AS_DIE = 48.0  # input px at the normal scale: a pip taken for a die is this big only on a close-up
+# A large frame (a photo, an HD webcam) can hold dice too small for the net at its trained scale: 50 px dice in a
+# 12 MP photo are 5 input px there. Chosen on rendered train-design scenes of 1280x720 to 4000x3000 (model card).
+LARGE_FRAME = (
+    1000  # long side as decoded, px; the 640 px frames of a webcam and of every benchmark set stay as they were
+)
+FINER_BELOW = 30.0  # median side at the normal scale, input px, under which a large frame is looked at again finer
+FINER_FACTOR = 2  # the finer look's scale against the normal one
+LARGE_FLOOR = 0.35  # confidence under which a candidate of a large frame is dropped, not reported as a flagged die
 BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may be one the normal look split
 
 
@@ -50,12 +58,32 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        c = self.coarse_look(bgr, self.detector.detect_multiscale(bgr, self.classifier.det_threshold))
+        threshold = self.classifier.det_threshold
+        side = self.detector.long_side
+        first = self.detector.detect(bgr, threshold, side)
+        if self.needs_finer_look(bgr, first):
+            side *= FINER_FACTOR
+            found = self.detector.detect_multiscale(bgr, threshold, long_side=side)
+        else:
+            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first)
+        c = self.coarse_look(bgr, found, side)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c
 
-    def coarse_look(self, bgr: np.ndarray, base: Candidates) -> Candidates:
+    def needs_finer_look(self, bgr: np.ndarray, first: Candidates) -> bool:
+        """A large frame whose first look found nothing, or only small dice, is looked at again at twice the scale.
+
+        The detector reports a tiny die bigger than it is (about 20 input px for a 10 px die), so the trigger is the
+        same 30 px as for the second look of a small frame. Dice that are big enough are not looked for finer: at
+        twice the scale the table's grain starts to pass for dice.
+        """
+        long_side = max(bgr.shape[:2])
+        if long_side < LARGE_FRAME:
+            return False
+        return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
+
+    def coarse_look(self, bgr: np.ndarray, base: Candidates, side: int | None = None) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
         At the normal scale each pip of a big die can pass for a small die showing 1. A die found at a coarse scale
@@ -63,16 +91,17 @@ class DiceReader:
         stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
         not all read as ones, so it replaces nothing.
         """
-        f0 = self.detector.long_side / max(bgr.shape[:2])
+        side = side or self.detector.long_side
+        f0 = side / max(bgr.shape[:2])
         if len(base) and float(base.sides.max()) * f0 < PIP_AS_DIE:
             return base  # only small dice: no close-up here (and a frame of many small dice is read faster)
         for shrink in (4, 2):
-            base = self._replace_split_dice(bgr, base, shrink)
+            base = self._replace_split_dice(bgr, base, shrink, side)
         return base
 
-    def _replace_split_dice(self, bgr: np.ndarray, base: Candidates, shrink: int) -> Candidates:
-        coarse = self.detector.detect(bgr, self.classifier.det_threshold, self.detector.long_side // shrink)
-        f0 = self.detector.long_side / max(bgr.shape[:2])
+    def _replace_split_dice(self, bgr: np.ndarray, base: Candidates, shrink: int, look_side: int) -> Candidates:
+        coarse = self.detector.detect(bgr, self.classifier.det_threshold, look_side // shrink)
+        f0 = look_side / max(bgr.shape[:2])
         f = f0 / shrink
         drop = np.zeros(len(base), bool)
         add: list[int] = []
@@ -117,11 +146,14 @@ class DiceReader:
         best_of = np.argmax(p, axis=1)
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
+        floor = LARGE_FLOOR if max(img.bgr.shape[:2]) >= LARGE_FRAME else 0.0
         for k in range(len(c)):
             best = int(best_of[k])
             if best == 6:  # background: not a die
                 continue
             conf = float(confs[k])
+            if conf < floor:  # in a large frame mostly the table's grain, seen finer than the net was trained on
+                continue
             cx, cy = c.centres[k] * img.scale
             half = float(c.sides[k]) * img.scale / 2
             box = (

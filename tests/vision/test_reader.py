@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.vision.drawing import draw_die, scene, table
+from vision.detect import Candidates
 from vision.reader import DiceReader, get_reader
 from vision.reading import ImageError
 
@@ -66,6 +67,45 @@ def test_boxes_are_in_pixels_of_the_stored_image(reader: DiceReader) -> None:
     for d in r.dice:
         cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
         assert min(np.hypot(cx - 4 * x, cy - 4 * y) for x, y in centres) < 4 * 60 / 2
+
+
+@pytest.fixture(scope="module")
+def phone_photo() -> bytes:
+    """A 12 MP photo of a table with six dice of 32 px: the phone held high, the dice 5 px at the net's scale."""
+    img = table(4000, 3000, seed=7)
+    for i, value in enumerate([1, 2, 3, 4, 5, 6]):
+        draw_die(img, 1500 + 96 * i, 1400 + 32 * (i % 2), 32, value, angle=11.0 * value)
+    return bytes(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+
+
+def test_small_dice_in_a_large_photo_are_found_by_a_finer_look(reader: DiceReader, phone_photo: bytes) -> None:
+    r = reader.read_bytes(phone_photo, kind="pip")
+    assert sorted(d.face for d in r.dice) == ["1", "2", "3", "4", "5", "6"]
+    for d in r.dice:  # boxes in pixels of the 4000 px photo, on the die drawn with that face
+        i = int(d.face) - 1
+        assert (
+            abs((d.box[0] + d.box[2]) / 2 - (1500 + 96 * i)) < 16
+            and abs((d.box[1] + d.box[3]) / 2 - (1400 + 32 * (i % 2))) < 16
+        )
+
+
+def test_without_the_finer_look_those_dice_are_lost(
+    reader: DiceReader, phone_photo: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the reason for the finer look: at the trained scale alone the same photo reads as no dice or a few
+    monkeypatch.setattr("vision.reader.LARGE_FRAME", 10**9)
+    assert len(reader.read_bytes(phone_photo, kind="pip").dice) < 4
+
+
+def test_only_a_large_frame_of_small_dice_is_looked_at_finer(reader: DiceReader) -> None:
+    small_frame, _ = scene([1, 4], side=20, seed=6)
+    assert not reader.needs_finer_look(small_frame, reader.detector.detect(small_frame))
+    big_dice = table(2000, 1500, seed=8)
+    for i, value in enumerate([2, 5]):
+        draw_die(big_dice, 700 + 500 * i, 700, 220, value)
+    first = reader.detector.detect(big_dice, reader.classifier.det_threshold)
+    assert len(first) == 2 and not reader.needs_finer_look(big_dice, first)
+    assert reader.needs_finer_look(table(2000, 1500, seed=8), Candidates.empty())
 
 
 def test_an_empty_table_has_no_dice(reader: DiceReader) -> None:
