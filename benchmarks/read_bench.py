@@ -1,7 +1,8 @@
 """Accuracy and speed of the dice reader: ``python benchmarks/read_bench.py`` (see README, "Benchmarks").
 
-Reads every ``test`` row of each set in ../shared/dice-photos and the rendered poker test scenes
-(data/synth-poker-test/, or rendered on the fly by vision.synth), bytes in, reading out, and prints per set:
+Reads every ``test`` row of each set in ../shared/dice-photos, the rendered poker test scenes
+(data/synth-poker-test/, or rendered on the fly by vision.synth) and rendered large frames (1280x720 to 4000x3000,
+dice of 30 to 250 px, as phone photos and HD webcams see them), bytes in, reading out, and prints per set:
 dice found and missed, die precision and recall (predicted and labelled faces matched per image as multisets),
 images read entirely right, dice flagged uncertain, precision of the dice not flagged, and ms per image.
 Then the time for a 12-megapixel JPEG, a 640x480 frame, and model load.
@@ -109,6 +110,27 @@ def poker_rows(count: int) -> list[tuple[bytes, list[str], str]]:
     return out
 
 
+LARGE_SIZES = ((1280, 720), (1920, 1080), (4000, 3000))
+LARGE_DICE = (30, 45, 70, 120, 250)  # px near the image centre
+
+
+def large_rows(count: int) -> list[tuple[bytes, list[str], str]]:
+    """Test-design scenes in large frames, every size with every die size, pip and poker in turn (seeds 800000+)."""
+    try:
+        from vision.synth import SceneStyle, render_scene
+    except ImportError:
+        return []
+    out = []
+    for i in range(count):
+        size, die = LARGE_SIZES[i % 3], LARGE_DICE[(i // 3) % 5]
+        kind = "poker" if (i // 15) % 2 else "pip"
+        style = SceneStyle(die_px=float(die))
+        sc = render_scene(800_000 + i, kind=kind, size=size, split="test", style=style)
+        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        out.append((enc.tobytes(), [d.face for d in sc.dice], kind))
+    return out
+
+
 def run_set(reader: DiceReader, rows: list[tuple[bytes, list[str], str]], kind: str) -> Tally:
     tally = Tally()
     for data, faces, true_kind in rows:
@@ -179,6 +201,7 @@ def main() -> int:
     ap.add_argument("--models", type=Path, default=None, help="model folder (default: models/)")
     ap.add_argument("--kind", choices=["auto", "pip", "poker"], default="auto", help="kind passed to the reader")
     ap.add_argument("--poker-scenes", type=int, default=200, help="rendered when data/synth-poker-test/ is absent")
+    ap.add_argument("--large-scenes", type=int, default=60, help="rendered large frames (0: none)")
     ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--json", action="store_true", help="one JSON object per set")
@@ -194,6 +217,10 @@ def main() -> int:
         rows = poker_rows(args.poker_scenes)
         if rows:
             sets["synth-poker-test"] = rows
+    if args.large_scenes and (not args.sets or "synth-large-frames" in args.sets):
+        rows = large_rows(args.large_scenes)
+        if rows:
+            sets["synth-large-frames"] = rows
     header = f"{'set':24} {'imgs':>4} {'dice':>5} {'found':>5} {'miss':>4} {'extra':>5} {'prec':>6} {'recall':>6} "
     header += f"{'allok':>6} {'flag':>5} {'uprec':>6} {'kind!':>5} {'ms50':>6} {'ms95':>6} target"
     if not args.json:
@@ -203,8 +230,10 @@ def main() -> int:
         if args.json:
             print(json.dumps({"set": name, **r}))
             continue
-        target = TARGETS.get(name, 0.0)
-        ok = "ok" if min(r["precision"], r["recall"]) >= target else f"<{target:.0%}"  # type: ignore[call-overload]
+        target = TARGETS.get(name)
+        ok = "-"  # no target in the issue for this set
+        if target is not None:
+            ok = "ok" if min(r["precision"], r["recall"]) >= target else f"<{target:.0%}"  # type: ignore[call-overload]
         print(
             f"{name:24} {r['images']:>4} {r['dice']:>5} {r['found']:>5} {r['missed']:>4} {r['extra']:>5} "
             f"{r['precision']:>6.1%} {r['recall']:>6.1%} {r['all_right']:>6.1%} {r['flagged']:>5.1%} "
