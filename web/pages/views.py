@@ -263,6 +263,8 @@ def client_words() -> Markup:
         "read_none": tr("No dice found; enter them by hand."),
         "need_dice": tr("Enter %(n)s dice first."),
         "tap_die": tr("Tap a die to correct it."),
+        "whole_photo": tr("Show the whole photo"),
+        "zoom_dice": tr("Zoom in on the dice"),
         "new_score": tr("New score: %(what)s"),
         "turn_of": tr("%(who)s's turn"),
         "hold": tr("hold"),

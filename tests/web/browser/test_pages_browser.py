@@ -10,6 +10,8 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
 
+import itertools
+
 from playwright.sync_api import expect
 
 from tests.web.browser.conftest import screenshot
@@ -347,3 +349,41 @@ def test_a_wrong_join_code_is_refused_in_the_phones_language(browser: Any, serve
         screenshot(page, "phone-join-refused-de")
     finally:
         ctx.close()
+
+
+def test_a_full_size_phone_photo_of_small_dice_is_read(server: str, tablet: Any, phone: Any, tmp_path: Any) -> None:
+    """A 12 MP photo taken from high above (dice of 40 px) through the phone page and the bundled reader: the phone
+    shows the dice's part of the photo, so their boxes do not pile up, and the whole photo on request."""
+    import cv2
+
+    from tests.vision.drawing import draw_die, table
+
+    img = table(4000, 3000, seed=12)
+    values = [2, 3, 3, 5, 6]
+    for i, value in enumerate(values):
+        draw_die(img, 1700 + 120 * i, 1300 + 60 * (i % 2), 40, value, angle=9.0 * (i + 1))
+    photo = tmp_path / "phone-12mp.jpg"
+    cv2.imwrite(str(photo), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    phone.set_input_files("#photo-input", str(photo))
+    labels = phone.locator(".photo-wrap .dbox .lbl")
+    expect(labels).to_have_count(5, timeout=20_000)
+    assert sorted(labels.all_inner_texts()) == [str(v) for v in values]
+    expect(phone.locator("#photo-wrap")).to_have_class(re.compile(r"\bzoomed\b"))
+    boxes = [phone.locator(".photo-wrap .dbox").nth(k).bounding_box() for k in range(5)]
+    assert all(b and b["width"] >= 20 for b in boxes)  # big enough to tap (5 px wide in the whole photo)
+    rows = sorted((b["x"], b["x"] + b["width"]) for b in boxes if b)
+    assert all(a[1] <= b[0] + 2 for a, b in itertools.pairwise(rows))  # side by side, not piled up
+    screenshot(phone, "phone-photo-12mp")
+    # the whole photo on request: the first die's centre lies at 1700/4000 of the photo's width
+    phone.get_by_role("button", name="Show the whole photo").click()
+    expect(phone.locator("#photo-wrap")).not_to_have_class(re.compile(r"\bzoomed\b"))
+    image = phone.locator(".photo-wrap img").bounding_box()
+    first = phone.locator(".photo-wrap .dbox").first.bounding_box()
+    assert image and first
+    assert abs((first["x"] + first["width"] / 2 - image["x"]) / image["width"] - 1700 / 4000) < 0.01
+    expect(phone.get_by_role("button", name="Zoom in on the dice")).to_be_visible()
+    # and the throw goes in as read
+    phone.locator(".send-throw").first.click()
+    expect(tablet.locator("#live")).to_contain_text("2 3 3 5 6")

@@ -13,6 +13,46 @@ const Becher = (() => {
     return d.printed && d.printed !== d.face ? `${d.printed}=${d.face}` : String(d.face);
   }
 
+  /* The part of a photo to show: every die with room around it, in the photo's own shape. A photo taken from high
+     above holds its dice in a small patch; shown whole on a phone, their boxes and labels would pile up. */
+  function diceRegion(dice, w, h) {
+    if (!dice.length) return [0, 0, w, h];
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, side = 0;
+    for (const d of dice) {
+      const [a, b, c, e] = d.box;
+      x0 = Math.min(x0, a); y0 = Math.min(y0, b); x1 = Math.max(x1, c); y1 = Math.max(y1, e);
+      side = Math.max(side, c - a, e - b);
+    }
+    const margin = Math.max(side, 0.02 * Math.max(w, h));
+    let rx = x0 - margin, ry = y0 - margin, rw = x1 - x0 + 2 * margin, rh = y1 - y0 + 2 * margin;
+    if (rw / rh < w / h) { rx -= (rh * w / h - rw) / 2; rw = rh * w / h; } else { ry -= (rw * h / w - rh) / 2; rh = rw * h / w; }
+    if (rw >= 0.6 * w) return [0, 0, w, h]; // most of the photo anyway: show it whole
+    rx = Math.min(Math.max(rx, 0), w - rw);
+    ry = Math.min(Math.max(ry, 0), h - rh);
+    return [rx, ry, rw, rh];
+  }
+
+  /* Shows ``dice``' region of a w x h photo in ``wrap`` (or the whole photo); returns where a box goes, in % of wrap. */
+  function photoView(wrap, dice, w, h, whole) {
+    const [rx, ry, rw, rh] = whole ? [0, 0, w, h] : diceRegion(dice, w, h);
+    const zoomed = rw < w;
+    const img = wrap.querySelector("img.photo");
+    wrap.classList.toggle("zoomed", zoomed);
+    wrap.style.aspectRatio = zoomed ? `${w} / ${h}` : "";
+    img.style.left = zoomed ? `${(-100 * rx) / rw}%` : "";
+    img.style.top = zoomed ? `${(-100 * ry) / rh}%` : "";
+    img.style.width = zoomed ? `${(100 * w) / rw}%` : "";
+    return (box) => {
+      const [x0, y0, x1, y1] = box;
+      return {
+        left: `${(100 * (x0 - rx)) / rw}%`,
+        top: `${(100 * (y0 - ry)) / rh}%`,
+        width: `${(100 * (x1 - x0)) / rw}%`,
+        height: `${(100 * (y1 - y0)) / rh}%`,
+      };
+    };
+  }
+
   let toastTimer = null;
   function toast(text, isError) {
     const el = document.getElementById("toast");
@@ -124,5 +164,5 @@ const Becher = (() => {
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, faceLabel, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, faceLabel, photoView, toast, announce, api, follow, swap, describeError, ApiError };
 })();

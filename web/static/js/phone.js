@@ -27,7 +27,10 @@
     if (!panel) { ui = null; return; }
     const count = Number(panel.dataset.count || 5);
     const table = panel.dataset.table ? panel.dataset.table.split(",").map(Number) : [];
-    ui = { panel, count, table, held: new Set(), entry: new Array(count).fill(null), photo: null, reading: null, boxes: [] };
+    ui = {
+      panel, count, table, held: new Set(), entry: new Array(count).fill(null),
+      photo: null, reading: null, boxes: [], size: null, wholePhoto: false,
+    };
     if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
       const btn = document.getElementById("live-camera");
       if (btn) btn.hidden = false;
@@ -157,17 +160,15 @@
     ui.boxes = [];
     img.src = photo.url;
     wrap.hidden = false;
-    if (!reading) return;
-    const w = reading.width || photo.width, h = reading.height || photo.height;
+    ui.size = reading ? [reading.width || photo.width, reading.height || photo.height] : null;
+    if (!reading) {
+      layoutPhoto();
+      return;
+    }
     reading.dice.forEach((d, k) => {
-      const [x0, y0, x1, y1] = d.box;
       const b = document.createElement("button");
       b.type = "button";
       b.className = "dbox" + (d.uncertain ? " uncertain" : "");
-      b.style.left = `${(100 * x0) / w}%`;
-      b.style.top = `${(100 * y0) / h}%`;
-      b.style.width = `${(100 * (x1 - x0)) / w}%`;
-      b.style.height = `${(100 * (y1 - y0)) / h}%`;
       b.dataset.index = String(k);
       b.dataset.slot = "";
       b.dataset.value = String(d.value);
@@ -180,7 +181,21 @@
       wrap.appendChild(b);
       ui.boxes.push(b);
     });
+    layoutPhoto();
     applyReading(reading);
+  }
+
+  /* The dice's part of the photo, or the whole photo when the person asks for it; the boxes follow. */
+  function layoutPhoto() {
+    const wrap = document.getElementById("photo-wrap");
+    const toggle = document.getElementById("photo-whole");
+    const dice = ui.reading && ui.size ? ui.reading.dice : [];
+    const [w, h] = ui.size || [1, 1];
+    const place = Becher.photoView(wrap, dice, w, h, ui.wholePhoto || !dice.length);
+    ui.boxes.forEach((b) => Object.assign(b.style, place(dice[Number(b.dataset.index)].box)));
+    toggle.hidden = !dice.length || (!ui.wholePhoto && !wrap.classList.contains("zoomed"));
+    toggle.textContent = ui.wholePhoto ? W.zoom_dice : W.whole_photo;
+    toggle.setAttribute("aria-pressed", ui.wholePhoto ? "true" : "false");
   }
 
   async function upload(blob) {
@@ -280,6 +295,10 @@
     if (slot && ui) return correct(Number(slot.dataset.slot));
     const box = t.closest(".dbox");
     if (box && ui) return correct(box.dataset.slot === "" ? null : Number(box.dataset.slot));
+    if (t.closest("#photo-whole") && ui) {
+      ui.wholePhoto = !ui.wholePhoto;
+      return layoutPhoto();
+    }
     if (t.closest("#clear-dice") && ui) {
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       return render();

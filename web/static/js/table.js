@@ -32,14 +32,11 @@
     wrap.querySelectorAll(".dbox").forEach((b) => b.remove());
     figure.querySelector("img").src = data.photo.url;
     const r = data.reading;
+    const place = Becher.photoView(wrap, r.dice, r.width, r.height, false);
     r.dice.forEach((d) => {
-      const [x0, y0, x1, y1] = d.box;
       const b = document.createElement("span");
       b.className = "dbox" + (d.uncertain ? " uncertain" : "");
-      b.style.left = `${(100 * x0) / r.width}%`;
-      b.style.top = `${(100 * y0) / r.height}%`;
-      b.style.width = `${(100 * (x1 - x0)) / r.width}%`;
-      b.style.height = `${(100 * (y1 - y0)) / r.height}%`;
+      Object.assign(b.style, place(d.box));
       const lbl = document.createElement("span");
       lbl.className = "lbl";
       lbl.textContent = Becher.faceLabel(d);
