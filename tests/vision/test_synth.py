@@ -327,3 +327,32 @@ def test_the_labelled_face_is_the_face_drawn_on_top(seed: int, tilt: float) -> N
         _, _, stats, _ = cv2.connectedComponentsWithStats(dark & mask)
         pips = int((stats[1:, cv2.CC_STAT_AREA] >= 6).sum())
         assert pips == d.value, (d, pips)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_side_faces_in_view_hang_from_the_top_face(seed: int) -> None:
+    # Under a 35 degree tilt every die shows a side; each side face shares an edge (two corners) with its top face and
+    # its middle lies on the die, off the top face: where a reader must not read a face.
+    pinned = {**CLEAN.__dict__, "tilt_deg": 35.0, "die_px": 70.0, "fov_deg": 50.0}
+    s = render_scene(seed, n_dice=4, size=(480, 360), style=SceneStyle(**pinned))
+    assert all(d.side_quads for d in s.dice)
+    for d in s.dice:
+        top = np.array(d.top_quad, np.float32)
+        for q in d.side_quads:
+            quad = np.array(q, np.float32)
+            shared = (np.linalg.norm(quad[:, None] - top[None], axis=2) < 0.05).sum()
+            assert shared == 2, (d, q)
+            x, y = quad.mean(axis=0)
+            assert cv2.pointPolygonTest(top, (float(x), float(y)), False) < 0
+            assert d.box[0] <= x <= d.box[2] and d.box[1] <= y <= d.box[3]
+
+
+def test_a_camera_straight_down_shows_no_side_worth_reading() -> None:
+    from vision.train.data import side_spots
+
+    pinned = {**CLEAN.__dict__, "tilt_deg": 0.0, "die_px": 60.0, "fov_deg": 20.0}
+    flat = render_scene(5, n_dice=5, size=(480, 360), style=SceneStyle(**pinned))
+    assert len(side_spots(flat.dice, np.full(5, 60.0))) == 0
+    steep = render_scene(5, n_dice=5, size=(480, 360), style=SceneStyle(**{**pinned, "tilt_deg": 38.0}))
+    spots = side_spots(steep.dice, np.full(5, 60.0))
+    assert len(spots) >= 5 and (spots[:, 2] == 60.0).all()

@@ -47,3 +47,19 @@ def test_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
     assert got.shape == (6, len(CLASS_NAMES))
     exported.columns = rank_columns(list(CLASS_NAMES))  # as a model with the printings reads: their sum is the face
     np.testing.assert_allclose(exported.merge(got), want, atol=1e-4)
+
+
+def test_side_faces_of_tilted_renders_are_taught_as_background() -> None:
+    pytest.importorskip("torch")
+    from vision.train import candidates
+    from vision.train.classifier import patches_from
+
+    samples = [s for s in synth_samples(6, "poker", seed0=10_001) if s.side_spots is not None and len(s.side_spots)]
+    assert samples, "six scenes hold some tilted dice"
+    s = samples[0]
+    patches = patches_from([s], np.random.default_rng(0), neg_per_image=0)
+    assert sum(p.cls == BACKGROUND for p in patches) >= len(s.side_spots)
+    x, y, _side = s.side_spots[0]
+    to_top = float(np.hypot(*(s.centres - (x, y)).T).min())
+    assert candidates._on_side(s, np.array([x, y]), to_top)  # a detection there is taught background
+    assert not candidates._on_side(s, s.centres[0], 0.0)  # one on a top face is not

@@ -52,6 +52,8 @@ class SceneDie:
     top_quad: tuple[tuple[float, float], ...]
     visible: float
     px: float  # the top face's side on screen, pixels
+    # visible side faces whose middle no die's top face hides (corners on screen): what a reader must not read
+    side_quads: tuple[tuple[tuple[float, float], ...], ...] = ()
 
 
 @dataclass
@@ -634,6 +636,7 @@ def _draw_dice(
             uv, z = cam.project(world)
             faces.append((name, n, uv, float(np.mean(z))))
         faces.sort(key=lambda f: -f[3])
+        out[i]["sides"] = [uv for name, _n, uv, _z in faces if name != "top"]
         for name, n, uv, _z in faces:
             lit = (ambient + (1 - ambient) * max(0.0, float(n @ light))) / top_lit
             if name == "top":  # after every body and side: no side of a die resting flat can hide a top face
@@ -675,13 +678,21 @@ def _draw_dice(
         top = used > 0.5
         ids[y0:y1, x0:x1][top] = i
         outline = _top_outline(cam, rot, origin, rho)
-        out[i] = {"sil": sil, "quad": uv, "outline": outline, "area": int(top.sum()), "die": d}
+        out[i].update(sil=sil, quad=uv, outline=outline, area=int(top.sum()), die=d)
     np.clip(img, 0, 1.5, out=img)
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(dice))
     for i, o in enumerate(out):
-        if o:
+        if "quad" in o:
             o["visible"] = float(counts[i]) / max(1, o["area"])
-    return [o for o in out if o]
+            o["sides"] = [uv for uv in o["sides"] if _side_in_view(uv, ids)]
+    return [o for o in out if "quad" in o]
+
+
+def _side_in_view(uv: np.ndarray, ids: np.ndarray) -> bool:
+    """A side face whose middle is in the frame and not under a top face (ids: die index on top faces)."""
+    x, y = np.mean(uv, axis=0)
+    h, w = ids.shape
+    return 0 <= x < w and 0 <= y < h and int(ids[int(y), int(x)]) < 0
 
 
 def _finish(
@@ -753,6 +764,10 @@ def _finish(
                 top_quad=tuple((round(float(x), 2), round(float(y), 2)) for x, y in corners),
                 visible=round(o["visible"], 4),
                 px=round(side, 2),
+                side_quads=tuple(
+                    tuple((round(float(x), 2), round(float(y), 2)) for x, y in q)
+                    for q in (effects.fisheye_points(q, W, H, st.fisheye) if st.fisheye else q for q in o["sides"])
+                ),
             )
         )
     return Scene(out, dice, kind, seed, split, st)

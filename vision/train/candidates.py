@@ -50,11 +50,22 @@ def _candidates(s: Sample) -> list[tuple[float, float, float, int]]:
     lab = match(s, c.centres, s.taught)
     out = []
     for k in range(len(c)):
-        near = len(s.centres) and (np.hypot(*(s.centres - c.centres[k]).T) < 0.75 * s.sides).any()
-        if lab[k] == BACKGROUND and near:
+        to_top = np.hypot(*(s.centres - c.centres[k]).T) if len(s.centres) else np.full(1, np.inf)
+        cls = int(lab[k])
+        if _on_side(s, c.centres[k], float(to_top.min())):
+            cls = BACKGROUND  # a side face: matched to its die by distance, but not the face to read
+        elif cls == BACKGROUND and (to_top < 0.75 * s.sides).any():
             continue  # a second peak on a labelled die: already taught by the off-centre crops
-        out.append((float(c.centres[k][0]), float(c.centres[k][1]), float(c.sides[k]), int(lab[k])))
+        out.append((float(c.centres[k][0]), float(c.centres[k][1]), float(c.sides[k]), cls))
     return out
+
+
+def _on_side(s: Sample, centre: np.ndarray, to_top: float) -> bool:
+    """The candidate sits on a side face in clear view, nearer its middle than any top face's."""
+    if s.side_spots is None or len(s.side_spots) == 0:
+        return False
+    d = np.hypot(*(s.side_spots[:, :2] - centre).T)
+    return bool(((d < to_top) & (d < 0.5 * s.side_spots[:, 2])).any())
 
 
 def detector_patches(

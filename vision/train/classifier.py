@@ -61,6 +61,9 @@ def patches_from(
             x, y = cx + d * math.cos(a), cy + d * math.sin(a)
             if (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) > 0.5).all():
                 out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k))
+        if s.side_spots is not None:  # a side face under a tilted camera: a face, but not the one on top
+            for x, y, side in s.side_spots:
+                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k))
         med = float(np.median(s.sides)) if len(s.sides) else max(h, w) / 12
         found = 0
         for _ in range(neg_per_image * 4):

@@ -9,13 +9,18 @@ from __future__ import annotations
 import csv
 import multiprocessing
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.reading import PIP_FACES, POKER_FACES, PRINTINGS
+
+if TYPE_CHECKING:
+    from vision.synth.scene import SceneDie
 
 FACES = PIP_FACES + POKER_FACES  # class index = position; background is len(FACES)
 BACKGROUND = len(FACES)
@@ -116,6 +121,8 @@ class Sample:
     classes: np.ndarray  # (n,) int64
     kind: str
     teach: np.ndarray | None = None  # the class to teach per die where it differs: a printing ("D" for a queen)
+    # (m, 3) centre x, y and die side of side faces in clear view (renders only): a reader must not take them for tops
+    side_spots: np.ndarray | None = None
 
     @property
     def taught(self) -> np.ndarray:
@@ -162,7 +169,24 @@ def _synth_one(job: tuple[int, str, str]) -> Sample:
     item = Item(f"synth-{kind}/{seed}", None, tuple(boxes), kind, split)
     sample = to_sample(item, sc.image)
     sample.teach = np.array([CLASS_NAMES.index(d.printed if d.printed in PRINTINGS else d.face) for d in sc.dice])
+    sample.side_spots = side_spots(sc.dice, sample.sides)
     return sample
+
+
+SIDE_SHARE = 0.25  # a side face seen at least this big against its top face looks like a face of its own
+
+
+def side_spots(dice: Sequence[SceneDie], sides: np.ndarray) -> np.ndarray:
+    """Centres of the side faces a tilted camera shows clearly, each with its die's side."""
+    out = []
+    for d, side in zip(dice, sides, strict=True):
+        top = cv2.contourArea(np.asarray(d.top_quad, np.float32))
+        for q in d.side_quads:
+            quad = np.asarray(q, np.float32)
+            if cv2.contourArea(quad) >= SIDE_SHARE * top:
+                cx, cy = quad.mean(axis=0)
+                out.append((cx, cy, float(side)))
+    return np.array(out, np.float32).reshape(-1, 3)
 
 
 def synth_samples(n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1) -> list[Sample]:
