@@ -66,7 +66,7 @@ class DiceReader:
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side)
         else:
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first)
-        c = self.coarse_look(bgr, found, side)
+        c = self.coarse_look(bgr, found, side, seen={self.detector.long_side: first})
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c
@@ -83,24 +83,31 @@ class DiceReader:
             return False
         return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
 
-    def coarse_look(self, bgr: np.ndarray, base: Candidates, side: int | None = None) -> Candidates:
+    def coarse_look(
+        self, bgr: np.ndarray, base: Candidates, side: int | None = None, seen: dict[int, Candidates] | None = None
+    ) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
         At the normal scale each pip of a big die can pass for a small die showing 1. A die found at a coarse scale
         and read as a face (probability over 0.8) replaces such "ones" inside it, if it has at least as many pips, or
         stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
-        not all read as ones, so it replaces nothing.
+        not all read as ones, so it replaces nothing. ``seen``: looks already taken, by long side (the finer path's
+        1/2 look is the normal one).
         """
         side = side or self.detector.long_side
         f0 = side / max(bgr.shape[:2])
         if len(base) and float(base.sides.max()) * f0 < PIP_AS_DIE:
             return base  # only small dice: no close-up here (and a frame of many small dice is read faster)
         for shrink in (4, 2):
-            base = self._replace_split_dice(bgr, base, shrink, side)
+            coarse = (seen or {}).get(side // shrink)
+            if coarse is None:
+                coarse = self.detector.detect(bgr, self.classifier.det_threshold, side // shrink)
+            base = self._replace_split_dice(bgr, base, coarse, shrink, side)
         return base
 
-    def _replace_split_dice(self, bgr: np.ndarray, base: Candidates, shrink: int, look_side: int) -> Candidates:
-        coarse = self.detector.detect(bgr, self.classifier.det_threshold, look_side // shrink)
+    def _replace_split_dice(
+        self, bgr: np.ndarray, base: Candidates, coarse: Candidates, shrink: int, look_side: int
+    ) -> Candidates:
         f0 = look_side / max(bgr.shape[:2])
         f = f0 / shrink
         drop = np.zeros(len(base), bool)
