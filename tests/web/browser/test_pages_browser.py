@@ -387,3 +387,34 @@ def test_a_full_size_phone_photo_of_small_dice_is_read(server: str, tablet: Any,
     # and the throw goes in as read
     phone.locator(".send-throw").first.click()
     expect(tablet.locator("#live")).to_contain_text("2 3 3 5 6")
+
+
+SPILL_JS = """
+() => [...document.querySelectorAll('.big-btn')].filter((b) => b.offsetParent).flatMap((b) => {
+  const box = b.getBoundingClientRect();
+  const out = [];
+  if (b.scrollWidth > b.clientWidth + 1) out.push(`${b.id || b.className}: text wider than the button`);
+  for (const el of b.querySelectorAll('img')) {
+    const r = el.getBoundingClientRect();
+    if (r.left < box.left - 1 || r.right > box.right + 1) out.push(`${b.id || b.className}: icon outside`);
+  }
+  return out;
+})
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr", "it", "es", "pt", "nl", "pl"])
+def test_the_phones_big_buttons_hold_their_words_in_every_language(
+    server: str, tablet: Any, phone: Any, lang: str
+) -> None:
+    # A 390 px phone: "Take a photo" and "Live camera" side by side must keep icon and words inside their buttons.
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    if lang != "en":
+        with phone.expect_navigation():
+            phone.select_option("#lang-select", lang)
+    expect(phone.locator("html")).to_have_attribute("lang", lang)
+    expect(phone.locator("#photo-pane .big-btn").first).to_be_visible()
+    assert phone.evaluate(SPILL_JS) == []
+    if lang == "it":  # the longest words of the eight
+        screenshot(phone, "phone-buttons-it")
