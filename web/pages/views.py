@@ -263,6 +263,7 @@ def client_words() -> Markup:
         "read_none": tr("No dice found; enter them by hand."),
         "need_dice": tr("Enter %(n)s dice first."),
         "tap_die": tr("Tap a die to correct it."),
+        "more_dice": tr("%(found)s dice found; the %(n)s surest are entered."),
         "whole_photo": tr("Show the whole photo"),
         "zoom_dice": tr("Zoom in on the dice"),
         "new_score": tr("New score: %(what)s"),

@@ -418,3 +418,33 @@ def test_the_phones_big_buttons_hold_their_words_in_every_language(
     assert phone.evaluate(SPILL_JS) == []
     if lang == "it":  # the longest words of the eight
         screenshot(phone, "phone-buttons-it")
+
+
+def test_a_photo_with_more_dice_than_the_throw_enters_the_surest(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # Six dice read for a throw of five: a flagged one on the left (a key read as a 1) must not take a place that a
+    # sure die needs, whatever its place in the photo.
+    def six(data: bytes, kind: str) -> dict[str, Any]:
+        reading = fixed_reading(data, kind)
+        for d in reading["dice"]:
+            d["uncertain"], d["confidence"] = False, 0.98
+        extra = {"face": "1", "value": 1, "confidence": 0.2, "box": [5, 20, 55, 70], "uncertain": True}
+        reading["dice"] = [extra, *reading["dice"]]
+        return reading
+
+    monkeypatch.setattr("web.photos.read_image", six)
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    photo = tmp_path / "dice.jpg"
+    photo.write_bytes(dice_photo())
+    phone.set_input_files("#photo-input", str(photo))
+    expect(phone.locator(".photo-wrap .dbox")).to_have_count(6)
+    expect(phone.locator("#photo-status")).to_contain_text("6 dice found; the 5 surest are entered.")
+    entered = phone.locator(".entry-die").evaluate_all("(els) => els.map((e) => e.getAttribute('aria-label'))")
+    assert entered == [f"Die {i + 1}: {face}" for i, face in enumerate(READ_FACES)]
+    slots = phone.locator(".photo-wrap .dbox").evaluate_all("(els) => els.map((b) => b.dataset.slot)")
+    assert slots == ["", "0", "1", "2", "3", "4"]  # the flagged die keeps its box, with no place
+    screenshot(phone, "phone-photo-surest")
+    throw_button = phone.locator(".send-throw").first
+    expect(throw_button).to_be_enabled()

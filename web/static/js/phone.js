@@ -139,16 +139,24 @@
         if (j >= 0) dice.splice(j, 1);
       });
     }
+    const found = dice.length;
+    if (found > free.length) {
+      // more dice than places (a key or a cable read as a die, a die from the last throw): the surest fill them,
+      // in the photo's order; the rest keep their boxes, to be tapped in if the reader was wrong
+      dice = dice.slice().sort((a, b) => (a.d.uncertain - b.d.uncertain) || (b.d.confidence - a.d.confidence))
+        .slice(0, free.length).sort((a, b) => a.k - b.k);
+    }
     free.forEach((i) => { ui.entry[i] = null; });
     ui.boxes.forEach((b) => { b.dataset.slot = ""; });
-    dice.slice(0, free.length).forEach((x, n) => {
+    dice.forEach((x, n) => {
       ui.entry[free[n]] = x.d.value;
       if (ui.boxes[x.k]) ui.boxes[x.k].dataset.slot = String(free[n]);
     });
     const status = document.getElementById("photo-status");
     const uncertain = reading.dice.filter((d) => d.uncertain).length;
     let msg = reading.dice.length ? W.tap_die : W.read_none;
-    if (dice.length !== free.length && reading.dice.length) msg = Becher.fmt(W.need_dice, { n: free.length }) + " " + W.tap_die;
+    if (found > free.length) msg = Becher.fmt(W.more_dice, { found, n: free.length }) + " " + W.tap_die;
+    else if (dice.length !== free.length && reading.dice.length) msg = Becher.fmt(W.need_dice, { n: free.length }) + " " + W.tap_die;
     if (uncertain) msg = `${uncertain} ${W.uncertain}. ${msg}`;
     status.textContent = msg;
   }
