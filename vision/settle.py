@@ -93,6 +93,7 @@ class Proposal:
             "throw": self.throw,
             "auto": self.auto,
             "uncertain": list(self.uncertain),
+            "confidence": [round(d.confidence, 4) for d in self.ordered],
             "boxes": [list(b) for b in self.boxes],
             "issues": [i.to_json() for i in self.issues],
             "reading": self.reading.to_json(),

@@ -155,6 +155,9 @@ def test_poker_dice_keep_their_faces() -> None:
     assert len(proposals) == 1
     assert sorted(proposals[0].faces) == sorted(["A", "K", "Q", "J", "9"])
     assert proposals[0].to_json()["faces"] == list(proposals[0].faces)
+    # each position's confidence goes out with it: the pages pick the surest dice when more are in view than thrown
+    sent = proposals[0].to_json()
+    assert sent["confidence"] == [round(d.confidence, 4) for d in proposals[0].ordered] and len(sent["confidence"]) == 5
 
 
 def die(value: int, x: int, conf: float = 0.99, uncertain: bool = False) -> Die:

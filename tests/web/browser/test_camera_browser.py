@@ -141,3 +141,28 @@ def test_a_camera_proposal_is_corrected_and_confirmed_into_the_game(
     tablet.click("#cam-check")
     expect(tablet.locator("#cam-check-result")).to_contain_text("No mat found")
     screenshot(tablet, "camera-page")
+
+
+def test_a_proposal_with_more_dice_than_the_throw_offers_the_surest(
+    cam_server: tuple[str, Any], tablet: Any
+) -> None:
+    # Six dice in view for a throw of five (a die from another game at the edge, flagged): the proposal offers the
+    # five surest in their order on the table, says so, and can be confirmed; before, it could only be dismissed.
+    base, _reader = cam_server
+    game_id = new_game(tablet, base, "bone", ["Anna", "Ben"])
+    proposal = {
+        "game": game_id, "dice": [3, 6, 6, 2, 5, 4], "faces": ["3", "6", "6", "2", "5", "4"], "held": [],
+        "all_five": True, "throw": 1, "auto": False, "uncertain": [2], "photo": None, "issues": [],
+        "confidence": [0.97, 0.99, 0.31, 0.95, 0.98, 0.96],
+    }  # fmt: skip
+    tablet.evaluate("p => document.dispatchEvent(new CustomEvent('becher:camera', { detail: p }))", proposal)
+    expect(tablet.locator("#cam-proposal")).to_be_visible()
+    values = tablet.eval_on_selector_all("#cam-dice .cam-die", "els => els.map(e => Number(e.dataset.value))")
+    assert values == [3, 6, 2, 5, 4]
+    expect(tablet.locator("#cam-proposal-note")).to_contain_text("6 dice found; the 5 surest are entered.")
+    expect(tablet.locator("#cam-dice .cam-die.uncertain")).to_have_count(0)
+    before = revision(tablet)
+    tablet.click("#cam-confirm")
+    wait_revision(tablet, before + 1)
+    game = tablet.request.get(f"{base}/api/games/{game_id}").json()["game"]
+    assert game["state"]["view"]["turn"]["dice"] == [3, 6, 2, 5, 4]

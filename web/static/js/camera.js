@@ -294,6 +294,21 @@
 
     function hide() { box.hidden = true; current = null; }
 
+    /* Positions to propose: all of them, or with more dice in view than the throw has (a key, a die from another
+       game) the held ones and then the surest, in their order on the table. */
+    function surest(p, count) {
+      const all = p.dice.map((_, pos) => pos);
+      if (all.length <= count || !Array.isArray(p.confidence)) return all;
+      const held = new Set(p.held || []);
+      const unsure = new Set(p.uncertain || []);
+      const rank = (pos) => [held.has(pos) ? 0 : 1, unsure.has(pos) ? 1 : 0, -(p.confidence[pos] || 0)];
+      const order = all.slice().sort((a, b) => {
+        const [x, y] = [rank(a), rank(b)];
+        return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+      });
+      return order.slice(0, count).sort((a, b) => a - b);
+    }
+
     function render() {
       const row = $("cam-dice");
       row.innerHTML = "";
@@ -317,6 +332,7 @@
       const note = [Becher.fmt(C.throw_n, { n: current.throw })];
       if (n) note.push(Becher.fmt(C.uncertain_n, { n })); else note.push(C.certain);
       if (current.wrongCount) note.push(Becher.fmt(W.need_dice, { n: current.count }));
+      else if (current.found > current.count) note.push(Becher.fmt(W.more_dice, { found: current.found, n: current.count }));
       $("cam-proposal-note").textContent = note.join(" · ");
       $("cam-confirm").disabled = !!current.wrongCount;
     }
@@ -353,9 +369,14 @@
       const me = part.dataset.me;
       if (me !== undefined && me !== "" && me !== mark.dataset.player) return; // another player's phone
       const count = Number(mark.dataset.count || 5);
+      const keep = surest(p, count);
+      const at = new Map(keep.map((pos, i) => [pos, i]));
       current = {
-        dice: p.dice.slice(), held: (p.held || []).slice(), uncertain: new Set(p.uncertain || []), fixed: new Set(),
-        photo: p.photo, throw: p.throw, count, wrongCount: p.dice.length !== count, revision: Number(part.dataset.revision),
+        dice: keep.map((pos) => p.dice[pos]),
+        held: (p.held || []).filter((pos) => at.has(pos)).map((pos) => at.get(pos)),
+        uncertain: new Set((p.uncertain || []).filter((pos) => at.has(pos)).map((pos) => at.get(pos))),
+        fixed: new Set(), photo: p.photo, throw: p.throw, count, found: p.dice.length,
+        wrongCount: keep.length !== count, revision: Number(part.dataset.revision),
       };
       showIssues($("cam-proposal-issues"), p.issues);
       const link = $("cam-photo");
@@ -363,7 +384,7 @@
       box.hidden = false;
       render();
       Becher.announce(Becher.fmt(C.proposed, { dice: current.dice.map((v) => faces[v - 1]).join(" ") }));
-      if (p.auto && current.uncertain.size === 0 && !current.wrongCount && watching) confirm();
+      if (p.auto && current.uncertain.size === 0 && !current.wrongCount && current.found === count && watching) confirm();
     });
 
     document.addEventListener("becher:game", (ev) => {
