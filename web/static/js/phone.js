@@ -153,7 +153,7 @@
       if (ui.boxes[x.k]) ui.boxes[x.k].dataset.slot = String(free[n]);
     });
     const status = document.getElementById("photo-status");
-    const uncertain = reading.dice.filter((d) => d.uncertain).length;
+    const uncertain = dice.filter((x) => x.d.uncertain).length; // of the dice entered
     let msg = reading.dice.length ? W.tap_die : W.read_none;
     if (found > free.length) msg = Becher.fmt(W.more_dice, { found, n: free.length }) + " " + W.tap_die;
     else if (dice.length !== free.length && reading.dice.length) msg = Becher.fmt(W.need_dice, { n: free.length }) + " " + W.tap_die;
