@@ -140,28 +140,34 @@ def run_set(reader: DiceReader, rows: list[tuple[bytes, list[str], str]], kind: 
     return tally
 
 
-def printings(reader: DiceReader, kind: str) -> tuple[int, int]:
-    """Court dice of the poker test scenes read as the right face: how many, and how many of them with the right
-    printing too (a German "D" told as D, not only as a queen). Each die read is matched to the rendered die whose top
-    face holds its centre."""
+def printings(reader: DiceReader, kind: str) -> tuple[int, int, int, int]:
+    """From the poker test scenes' details: court dice read as the right face, how many of them with the right
+    printing too (a German "D" told as D, not only as a queen), and how many dice were read on a side face (centre on
+    a die but on no die's top face) of all dice read. A die read is matched to the rendered die whose top face holds
+    its centre."""
     folder = ROOT / "data" / "synth-poker-test"
     if not (folder / "details.jsonl").is_file():
-        return 0, 0
-    n = right = 0
+        return 0, 0, 0, 0
+    n = right = side = read = 0
     for line in (folder / "details.jsonl").read_text(encoding="utf-8").splitlines():
         scene = json.loads(line)
         reading = reader.read_bytes((folder / scene["image"]).read_bytes(), kind=kind)
+        tops = [np.array(t["top_quad"], np.float32) for t in scene["dice"]]
         for die in reading.dice:
+            read += 1
+            cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
+            on_top = any(cv2.pointPolygonTest(q, (cx, cy), False) >= 0 for q in tops)
+            on_die = any(t["box"][0] <= cx <= t["box"][2] and t["box"][1] <= cy <= t["box"][3] for t in scene["dice"])
+            side += int(on_die and not on_top)
             if die.face not in ("J", "Q", "K"):
                 continue
-            cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
             for truth in scene["dice"]:
                 x0, y0, x1, y1 = truth["top_box"]
                 if x0 <= cx <= x1 and y0 <= cy <= y1 and truth["face"] == die.face:
                     n += 1
                     right += (die.printed or die.face) == truth["printed"]
                     break
-    return n, right
+    return n, right, side, read
 
 
 def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[str, float]:
@@ -240,11 +246,12 @@ def main() -> int:
             f"{r['unflagged_precision']:>6.1%} {r['wrong_kind']:>5} {r['ms_median']:>6.1f} {r['ms_p95']:>6.1f} {ok}"
         )
     if "synth-poker-test" in sets and args.kind != "pip":
-        n, right = printings(reader, args.kind)
+        n, right, side, read = printings(reader, args.kind)
         if args.json:
-            print(json.dumps({"court_printings": n, "printing_right": right}))
+            print(json.dumps({"court_printings": n, "printing_right": right, "side_faces_read": side, "read": read}))
         elif n:
             print(f"court dice read as the right face whose printing (J/B/V, Q/D, K/R) was read right: {right}/{n}")
+            print(f"dice read on a side face (on a die, on no top face): {side} of {read} read ({side / read:.1%})")
     if not args.no_speed:
         s = speed(reader, args.photos, args.models)
         if args.json:
