@@ -13,6 +13,17 @@ const Becher = (() => {
     return d.printed && d.printed !== d.face ? `${d.printed}=${d.face}` : String(d.face);
   }
 
+  /* With more dice read than a throw has (a key or a cable read as a die, a die from elsewhere): which to take. Held
+     dice first, then sure before uncertain, then by confidence; the indices come back in their order. */
+  function surest(dice, n) {
+    const rank = (d) => [d.held ? 0 : 1, d.uncertain ? 1 : 0, -(d.confidence || 0)];
+    const order = dice.map((d, i) => i).sort((a, b) => {
+      const [x, y] = [rank(dice[a]), rank(dice[b])];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    });
+    return order.slice(0, n).sort((a, b) => a - b);
+  }
+
   /* The part of a photo to show: every die with room around it, in the photo's own shape. A photo taken from high
      above holds its dice in a small patch; shown whole on a phone, their boxes and labels would pile up. */
   function diceRegion(dice, w, h) {
@@ -164,5 +175,5 @@ const Becher = (() => {
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, faceLabel, photoView, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, faceLabel, surest, photoView, toast, announce, api, follow, swap, describeError, ApiError };
 })();

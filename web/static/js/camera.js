@@ -294,19 +294,14 @@
 
     function hide() { box.hidden = true; current = null; }
 
-    /* Positions to propose: all of them, or with more dice in view than the throw has (a key, a die from another
-       game) the held ones and then the surest, in their order on the table. */
+    /* Positions to propose: all of them, or with more dice in view than the throw has the held and then the surest,
+       in their order on the table. */
     function surest(p, count) {
-      const all = p.dice.map((_, pos) => pos);
-      if (all.length <= count || !Array.isArray(p.confidence)) return all;
+      if (p.dice.length <= count || !Array.isArray(p.confidence)) return p.dice.map((_, pos) => pos);
       const held = new Set(p.held || []);
       const unsure = new Set(p.uncertain || []);
-      const rank = (pos) => [held.has(pos) ? 0 : 1, unsure.has(pos) ? 1 : 0, -(p.confidence[pos] || 0)];
-      const order = all.slice().sort((a, b) => {
-        const [x, y] = [rank(a), rank(b)];
-        return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-      });
-      return order.slice(0, count).sort((a, b) => a - b);
+      const dice = p.dice.map((_, pos) => ({ held: held.has(pos), uncertain: unsure.has(pos), confidence: p.confidence[pos] }));
+      return Becher.surest(dice, count);
     }
 
     function render() {

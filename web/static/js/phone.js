@@ -141,10 +141,8 @@
     }
     const found = dice.length;
     if (found > free.length) {
-      // more dice than places (a key or a cable read as a die, a die from the last throw): the surest fill them,
-      // in the photo's order; the rest keep their boxes, to be tapped in if the reader was wrong
-      dice = dice.slice().sort((a, b) => (a.d.uncertain - b.d.uncertain) || (b.d.confidence - a.d.confidence))
-        .slice(0, free.length).sort((a, b) => a.k - b.k);
+      // more dice than places: the surest fill them, in the photo's order; the rest keep a dotted box
+      dice = Becher.surest(dice.map((x) => x.d), free.length).map((i) => dice[i]);
     }
     free.forEach((i) => { ui.entry[i] = null; });
     ui.boxes.forEach((b) => { b.dataset.slot = ""; });
