@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import cv2
@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import Reading  # noqa: E402
+from vision.train.data import VAL_SYNTH_SEED, is_val  # noqa: E402
 
 PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
 TARGETS = {
@@ -68,6 +69,11 @@ class Tally:
         self.wrong_kind += int(reading.kind != kind)
         self.ms.append(ms)
 
+    def absorb(self, other: Tally) -> None:
+        """Add another set's counts (for a total over sets)."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
     def row(self) -> dict[str, object]:
         ms = sorted(self.ms)
         return {
@@ -87,11 +93,28 @@ class Tally:
         }
 
 
-def test_rows(folder: Path) -> list[tuple[Path, list[str], str]]:
+def test_rows(folder: Path, split: str = "test") -> list[tuple[Path, list[str], str]]:
+    """A set's rows of ``split``: ``test``, or ``val``, the train rows the training holds back by its hash."""
     with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
-        return [
-            (folder / r["image"], r["values"].split(), r["kind"]) for r in csv.DictReader(fh) if r["split"] == "test"
-        ]
+        rows = list(csv.DictReader(fh))
+    if split == "val":
+        rows = [r for r in rows if r["split"] == "train" and is_val(f"{folder.name}/{r['image']}")]
+    else:
+        rows = [r for r in rows if r["split"] == split]
+    return [(folder / r["image"], r["values"].split(), r["kind"]) for r in rows]
+
+
+def val_scene_rows(count: int, kind: str) -> list[tuple[bytes, list[str], str]]:
+    """The rendered validation scenes the training calibrates on (train designs, seeds it never trains on)."""
+    from vision.synth import render_scene
+
+    seed0 = VAL_SYNTH_SEED + 10_000 * (kind == "poker")
+    out = []
+    for i in range(count):
+        sc = render_scene(seed0 + i, kind=kind, split="train")
+        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        out.append((enc.tobytes(), [d.face for d in sc.dice], kind))
+    return out
 
 
 def poker_rows(count: int) -> list[tuple[bytes, list[str], str]]:
@@ -114,8 +137,8 @@ LARGE_SIZES = ((1280, 720), (1920, 1080), (4000, 3000))
 LARGE_DICE = (30, 45, 70, 120, 250)  # px near the image centre
 
 
-def large_rows(count: int) -> list[tuple[bytes, list[str], str]]:
-    """Test-design scenes in large frames, every size with every die size, pip and poker in turn (seeds 800000+)."""
+def large_rows(count: int, split: str = "test", seed0: int = 800_000) -> list[tuple[bytes, list[str], str]]:
+    """Scenes in large frames, every size with every die size, pip and poker in turn (test designs: seeds 800000+)."""
     try:
         from vision.synth import SceneStyle, render_scene
     except ImportError:
@@ -125,7 +148,7 @@ def large_rows(count: int) -> list[tuple[bytes, list[str], str]]:
         size, die = LARGE_SIZES[i % 3], LARGE_DICE[(i // 3) % 5]
         kind = "poker" if (i // 15) % 2 else "pip"
         style = SceneStyle(die_px=float(die))
-        sc = render_scene(800_000 + i, kind=kind, size=size, split="test", style=style)
+        sc = render_scene(seed0 + i, kind=kind, size=size, split=split, style=style)
         _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         out.append((enc.tobytes(), [d.face for d in sc.dice], kind))
     return out
@@ -201,6 +224,36 @@ def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[
     }
 
 
+def validation(reader: DiceReader, args: argparse.Namespace) -> int:
+    """The figures to choose between models by: never the test rows."""
+    makers = {
+        name: lambda n=name: [(p.read_bytes(), f, k) for p, f, k in test_rows(args.photos / n, "val")]
+        for name in PHOTO_SETS
+    }
+    makers["synth-poker-val"] = lambda: val_scene_rows(args.poker_scenes, "poker")
+    makers["synth-pip-val"] = lambda: val_scene_rows(args.poker_scenes // 2, "pip")
+    makers["synth-large-val"] = lambda: large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000)
+    total = Tally()
+    for name, make in makers.items():
+        if args.sets and name not in args.sets:
+            continue
+        t = run_set(reader, make(), args.kind)
+        total.absorb(t)
+        print(figures(name, t), flush=True)
+    print(figures("all", total))
+    return 0
+
+
+def figures(name: str, t: Tally) -> str:
+    r = t.row()
+    p, rec = float(r["precision"]), float(r["recall"])  # type: ignore[arg-type]
+    f1 = 2 * p * rec / max(p + rec, 1e-9)
+    return (
+        f"{name:24} {r['images']:>4} imgs {r['dice']:>5} dice  precision {p:6.1%} recall {rec:6.1%} F1 {f1:6.1%}  "
+        f"flagged {r['flagged']:>5.1%} precision not flagged {r['unflagged_precision']:>6.1%}"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
@@ -211,7 +264,15 @@ def main() -> int:
     ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--json", action="store_true", help="one JSON object per set")
+    ap.add_argument(
+        "--split",
+        choices=["test", "val"],
+        default="test",
+        help="val: for choosing between models, the held-back train rows and rendered validation scenes instead",
+    )
     args = ap.parse_args()
+    if args.split == "val":
+        return validation(DiceReader(args.models), args)
     reader = DiceReader(args.models)
     sets: dict[str, list[tuple[bytes, list[str], str]]] = {}
     for name in PHOTO_SETS:

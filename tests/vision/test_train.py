@@ -63,3 +63,31 @@ def test_side_faces_of_tilted_renders_are_taught_as_background() -> None:
     to_top = float(np.hypot(*(s.centres - (x, y)).T).min())
     assert candidates._on_side(s, np.array([x, y]), to_top)  # a detection there is taught background
     assert not candidates._on_side(s, s.centres[0], 0.0)  # one on a top face is not
+
+
+def test_motion_blur_draws_a_point_out_into_a_streak_of_its_length_and_angle() -> None:
+    from vision.train.augment import motion_blur
+
+    img = np.zeros((41, 41), np.float32)
+    img[20, 20] = 1000.0
+    flat = motion_blur(img, 9.0, 0.0)
+    assert abs(float(flat.sum()) - 1000.0) < 1.0  # no light gained or lost
+    lit = np.argwhere(flat > 1.0)
+    assert set(lit[:, 0]) == {20} and lit[:, 1].max() - lit[:, 1].min() + 1 == 9  # one row, nine pixels long
+    steep = np.argwhere(motion_blur(img, 9.0, 90.0) > 1.0)
+    assert set(steep[:, 1]) == {20} and steep[:, 0].max() - steep[:, 0].min() + 1 == 9
+    diagonal = np.argwhere(motion_blur(img, 9.0, 45.0) > 1.0)
+    assert np.corrcoef(diagonal[:, 0], diagonal[:, 1])[0, 1] > 0.9
+
+
+def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.detect import Detector
+    from vision.train.detector import Exportable, from_onnx
+
+    net = Exportable(from_onnx(MODELS / "dice-detector.onnx")).eval()
+    exported = Detector(MODELS / "dice-detector.onnx")
+    x = np.random.default_rng(0).uniform(0, 255, (1, 3, 96, 128)).astype(np.float32)
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, exported.sess.run(None, {exported.input: x})[0], atol=1e-4)

@@ -27,9 +27,15 @@ from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
 from vision.train.candidates import detector_patches, match
-from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, load_photos, synth_samples, to_sample
-
-VAL_SYNTH_SEED = 900_000  # rendered validation scenes: train-split designs, seeds never used for training
+from vision.train.data import (
+    BACKGROUND,
+    CLASS_NAMES,
+    VAL_SYNTH_SEED,
+    Sample,
+    load_photos,
+    synth_samples,
+    to_sample,
+)
 
 
 def export(
@@ -199,6 +205,8 @@ def main() -> None:
     ap.add_argument("--no-calibrate", action="store_true", help="leave the calibration to a later --calibrate-only")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
     ap.add_argument("--cls-init", type=Path, default=None, help="fine-tune this exported classifier instead")
+    ap.add_argument("--det-init", type=Path, default=None, help="fine-tune this exported detector instead")
+    ap.add_argument("--det-lr", type=float, default=3e-3, help="detector peak learning rate")
     ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     args = ap.parse_args()
@@ -228,7 +236,15 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.calibrate_only and not args.keep_detector:
         det = det_train.train(
-            train, args.det_iters, args.seed, batch=args.det_batch, out=args.det_crop, device=device, workers=workers
+            train,
+            args.det_iters,
+            args.seed,
+            batch=args.det_batch,
+            out=args.det_crop,
+            device=device,
+            workers=workers,
+            lr=args.det_lr,
+            init=args.det_init,
         )
         export(
             det_train.Exportable(det),

@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 
 
-def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0) -> np.ndarray:
+def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0, motion_px: float = 0.0) -> np.ndarray:
+    """``motion_px``: the longest motion streak (a shaken phone, a die still rolling), in pixels of ``img``."""
     out = img
     if rng.random() < 0.5:
         out = out[:, :, rng.permutation(3)]
@@ -29,6 +30,9 @@ def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0) -> 
         a = rng.uniform(0.55, 1.45)
         b = rng.uniform(-45, 45)
         f = f * a + b + (f.mean() * (1 - a) if rng.random() < 0.5 else 0.0)
+    if rng.random() < 0.12:
+        # overexposed: a camera metering a dark table blows out white dice, and the pips with them go pale
+        f = f * rng.uniform(1.3, 2.0) + rng.uniform(0, 30)
     if rng.random() < 0.3:
         # a lighting gradient across the frame (lamp to one side, shadow)
         h, w_ = f.shape[:2]
@@ -43,6 +47,8 @@ def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0) -> 
         f = 255.0 - f
     if rng.random() < 0.3:
         f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, 1.4))
+    if motion_px >= 2 and rng.random() < 0.12:
+        f = motion_blur(f, float(rng.uniform(2, motion_px)), float(rng.uniform(0, 180)))
     if rng.random() < 0.3:
         f = f + rng.normal(0, rng.uniform(2, 9), f.shape).astype(np.float32)
     res: np.ndarray = np.clip(f, 0, 255).astype(np.uint8)
@@ -52,6 +58,19 @@ def colour(img: np.ndarray, rng: np.random.Generator, invert_p: float = 0.0) -> 
         if dec is not None:
             res = np.asarray(dec)
     return res
+
+
+def motion_blur(img: np.ndarray, length: float, angle_deg: float) -> np.ndarray:
+    """A straight streak of ``length`` pixels at ``angle_deg``, as from a camera moved during the exposure."""
+    k = int(np.ceil(length)) | 1
+    kernel = np.zeros((k, k), np.float32)
+    c = k // 2
+    a = np.deg2rad(angle_deg)
+    dx, dy = np.cos(a) * (length - 1) / 2, np.sin(a) * (length - 1) / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
+    kernel /= max(float(kernel.sum()), 1e-6)
+    out: np.ndarray = cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+    return out
 
 
 def similarity(cx: float, cy: float, scale: float, angle_deg: float, flip: bool, out: int) -> np.ndarray:

@@ -95,7 +95,7 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
             )
         else:
             crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-        crop = colour(crop, rng, invert_p=0.1)
+        crop = colour(crop, rng, invert_p=0.1, motion_px=0.25 * CROP / CONTEXT)
     else:
         m = similarity(c, c, CROP / (CONTEXT * PATCH_DIE), 0.0, False, CROP)
         crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)

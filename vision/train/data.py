@@ -28,6 +28,8 @@ BACKGROUND = len(FACES)
 CLASS_NAMES = (*FACES, "background", *PRINTINGS)
 PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
 VAL_PERCENT = 15
+# rendered validation scenes: train-split designs, seeds never used for training (poker ones 10,000 on)
+VAL_SYNTH_SEED = 900_000
 
 
 @dataclass(frozen=True)

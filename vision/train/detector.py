@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+import onnx
 import torch
+from onnx import numpy_helper
+from torch import nn
 from torch.nn import functional as F
 
 from vision.train.augment import colour, perspective_jitter, similarity
@@ -17,6 +22,7 @@ from vision.train.models import Detector
 
 STRIDE = 4
 LONG_SIDE = 416  # inference resizes the image's long side to this
+MOTION_PX = 8.0  # longest motion streak taught, input px: 12 px in a 640 px frame, a third of a webcam's die
 
 
 def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndarray, np.ndarray]:
@@ -41,7 +47,7 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
         img = cv2.warpAffine(s.img, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=border)
         pts = s.centres @ m[:, :2].T + m[:, 2] if len(s.centres) else np.zeros((0, 2))
         j = 1.0
-    img = colour(img, rng)
+    img = colour(img, rng, motion_px=MOTION_PX)
     g = out // STRIDE
     target = np.zeros((4, g, g), dtype=np.float32)  # heat, log side, off x, off y
     mask = np.zeros((2, g, g), dtype=np.float32)  # size mask, offset mask
@@ -102,6 +108,23 @@ class ExampleSet(torch.utils.data.Dataset[tuple[np.ndarray, np.ndarray]]):
         return make_example(self.samples[int(rng.integers(len(self.samples)))], rng, self.out)
 
 
+def from_onnx(path: Path) -> Detector:
+    """An exported detector back as a torch module (batch norms folded), reading exactly as the file does."""
+    proto = onnx.load(str(path))
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in proto.graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in proto.graph.node if n.op_type == "Conv"]
+    width = tuple(int(convs[k][0].shape[0]) for k in (0, 1, 3, 5, 7))
+    net = Detector(width, folded=True)
+    layers = [m for m in net.modules() if isinstance(m, nn.Conv2d)]  # in the order the graph runs them
+    if len(layers) != len(convs):
+        raise ValueError(f"{path} has {len(convs)} convolutions, the detector {len(layers)}.")
+    with torch.no_grad():
+        for conv, (w, b) in zip(layers, convs, strict=True):
+            conv.weight.copy_(w)
+            cast(torch.Tensor, conv.bias).copy_(b)
+    return net
+
+
 def train(
     samples: list[Sample],
     iters: int,
@@ -112,9 +135,11 @@ def train(
     device: str = "cpu",
     workers: int = 0,
     lr: float = 3e-3,
+    init: Path | None = None,
 ) -> Detector:
+    """``init``: an exported detector to fine-tune instead of starting afresh."""
     torch.manual_seed(seed)
-    net = Detector()
+    net = from_onnx(init) if init else Detector()
     model = Exportable(net).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=iters, pct_start=0.1)

@@ -13,21 +13,30 @@ def cbr(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:
     )
 
 
-class Detector(nn.Module):
-    """Tiny U-Net to stride 4: channel 0 die-centre logit, 1 log side (input px), 2-3 centre offset in cells."""
+def cr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    """A convolution with its batch norm folded in, as an exported model holds it: for fine-tuning from ONNX."""
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1), nn.Identity(), nn.ReLU(inplace=True))
 
-    def __init__(self, w: tuple[int, ...] = (12, 20, 32, 48, 64)) -> None:
+
+class Detector(nn.Module):
+    """Tiny U-Net to stride 4: channel 0 die-centre logit, 1 log side (input px), 2-3 centre offset in cells.
+
+    ``folded``: batch norms folded into the convolutions, as an exported model holds them (for fine-tuning it).
+    """
+
+    def __init__(self, w: tuple[int, ...] = (12, 20, 32, 48, 64), folded: bool = False) -> None:
         super().__init__()
-        self.stem = nn.Sequential(cbr(3, w[0], 2), cbr(w[0], w[1], 2), cbr(w[1], w[1]))  # /4
-        self.d8 = nn.Sequential(cbr(w[1], w[2], 2), cbr(w[2], w[2]))
-        self.d16 = nn.Sequential(cbr(w[2], w[3], 2), cbr(w[3], w[3]))
-        self.d32 = nn.Sequential(cbr(w[3], w[4], 2), cbr(w[4], w[4]))
+        block = cr if folded else cbr
+        self.stem = nn.Sequential(block(3, w[0], 2), block(w[0], w[1], 2), block(w[1], w[1]))  # /4
+        self.d8 = nn.Sequential(block(w[1], w[2], 2), block(w[2], w[2]))
+        self.d16 = nn.Sequential(block(w[2], w[3], 2), block(w[3], w[3]))
+        self.d32 = nn.Sequential(block(w[3], w[4], 2), block(w[4], w[4]))
         self.l16 = nn.Conv2d(w[4], w[3], 1)
-        self.u16 = cbr(w[3], w[3])
+        self.u16 = block(w[3], w[3])
         self.l8 = nn.Conv2d(w[3], w[2], 1)
-        self.u8 = cbr(w[2], w[2])
+        self.u8 = block(w[2], w[2])
         self.l4 = nn.Conv2d(w[2], w[1], 1)
-        self.u4 = cbr(w[1], w[1])
+        self.u4 = block(w[1], w[1])
         self.head = nn.Conv2d(w[1], 4, 1)
         bias = torch.zeros(4)
         bias[0] = -4.0  # start from "no die anywhere": the focal loss is stable from the first step
@@ -43,11 +52,6 @@ class Detector(nn.Module):
         u = self.u4(s4 + F.interpolate(self.l4(u), size=s4.shape[2:], mode="nearest"))
         out: torch.Tensor = self.head(u)
         return out
-
-
-def cr(cin: int, cout: int) -> nn.Sequential:
-    """A convolution with its batch norm folded in, as an exported model holds it: for fine-tuning from ONNX."""
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1), nn.Identity(), nn.ReLU(inplace=True))
 
 
 class Classifier(nn.Module):
