@@ -46,12 +46,23 @@ def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float) -> np.n
     return out
 
 
-def to_input(crops: np.ndarray) -> np.ndarray:
-    """Grey, standardised per crop, so die and ink colours matter less than shape."""
-    g = crops.astype(np.float32) @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
+GREY = np.array([0.114, 0.587, 0.299], dtype=np.float32)  # BGR to luma
+
+
+def to_input(crops: np.ndarray, channels: int = 1) -> np.ndarray:
+    """Standardised per crop by its grey level's mean and spread, so a dark die and a bright one look alike.
+
+    One channel: the grey crop. Three: each colour channel scaled alike, so that red pips on a blue die, the same grey
+    as the die, still stand out; their luma-weighted sum is the grey input exactly, which lets a colour model start as
+    a copy of a grey one.
+    """
+    f = crops.astype(np.float32)
+    g = f @ GREY
     mu = g.mean(axis=(1, 2), keepdims=True)
-    sd = g.std(axis=(1, 2), keepdims=True)
-    return np.ascontiguousarray(((g - mu) / (sd + 8.0))[:, None])
+    sd = g.std(axis=(1, 2), keepdims=True) + 8.0
+    if channels == 1:
+        return np.ascontiguousarray(((g - mu) / sd)[:, None])
+    return np.ascontiguousarray(((f - mu[..., None]) / sd[..., None]).transpose(0, 3, 1, 2))
 
 
 class Classifier:
@@ -69,6 +80,8 @@ class Classifier:
         self.turns = int(meta.get("turns", "1"))
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
+        shape = self.sess.get_inputs()[0].shape
+        self.channels = shape[1] if isinstance(shape[1], int) else 1  # grey crops, or colour (BGR)
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
@@ -102,7 +115,7 @@ class Classifier:
         turns = self.turns if turns is None else turns
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
-        x = to_input(crop_dice(bgr, c, self.size, self.context))
+        x = to_input(crop_dice(bgr, c, self.size, self.context), self.channels)
         mean = self._turned(x, range(max(turns, 1)))
         if reread and turns < 4:
             doubt = softmax(self.merge(mean)).max(axis=1) < REREAD_BELOW

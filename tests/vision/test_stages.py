@@ -80,6 +80,23 @@ def test_crop_is_centred_on_the_die_and_standardised() -> None:
     assert abs(float(x.mean())) < 1e-4
 
 
+def test_colour_input_keeps_pips_that_grey_loses_and_sums_to_the_grey_input() -> None:
+    from vision.classify import GREY
+
+    blue = np.array([230, 60, 40], np.float32)  # BGR
+    red = np.array([0, 0, 0], np.float32)
+    red[2] = float(blue @ GREY) / GREY[2]  # a red of the blue's very grey level (clipped below 255 here)
+    assert red[2] < 255
+    crops = np.empty((1, 32, 32, 3), np.uint8)
+    crops[:] = blue.astype(np.uint8)
+    crops[0, 12:20, 12:20] = red.astype(np.uint8)  # one red pip on a blue die
+    grey, colour = to_input(crops, 1), to_input(crops, 3)
+    assert colour.shape == (1, 3, 32, 32)
+    assert float(np.ptp(grey)) < 0.05  # grey: the pip is gone
+    assert float(np.ptp(colour[0, 2])) > 1.0  # the red channel still shows it
+    np.testing.assert_allclose(np.tensordot(GREY, colour[0], axes=1), grey[0, 0], atol=1e-5)
+
+
 def test_kind_probs_are_distributions_and_temperature_softens() -> None:
     logits = np.random.default_rng(0).normal(0, 3, (5, BACKGROUND + 1)).astype(np.float32)
     for kind in ("pip", "poker"):
@@ -179,7 +196,7 @@ def test_crops_in_doubt_are_read_at_all_four_quarter_turns() -> None:
         lookup[np.ascontiguousarray(np.rot90(x[0], k, axes=(1, 2))).tobytes()] = sure
         lookup[np.ascontiguousarray(np.rot90(x[1], k, axes=(1, 2))).tobytes()] = doubt_low if k < 2 else doubt_high
     clf = Classifier.__new__(Classifier)
-    clf.size, clf.context, clf.turns, clf.input = 32, 1.2, 2, "crops"
+    clf.size, clf.context, clf.turns, clf.input, clf.channels = 32, 1.2, 2, "crops", 1
     clf.columns = rank_columns([*FACES, "background"])
     clf.sess = _TableSession(lookup)  # type: ignore[assignment]
     out = clf.logits(img, c)

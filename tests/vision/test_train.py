@@ -91,3 +91,21 @@ def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(got, exported.sess.run(None, {exported.input: x})[0], atol=1e-4)
+
+
+def test_a_grey_classifier_widened_to_colour_reads_as_it_did() -> None:
+    torch = pytest.importorskip("torch")
+    from vision.classify import Classifier, crop_dice, to_input
+    from vision.detect import Candidates
+    from vision.train.classifier import from_onnx, in_channels
+
+    grey = from_onnx(MODELS / "dice-faces.onnx").eval()
+    colour = from_onnx(MODELS / "dice-faces.onnx", channels=3).eval()
+    assert (in_channels(grey), in_channels(colour)) == (1, 3)
+    img = np.random.default_rng(2).integers(0, 256, (90, 120, 3), dtype=np.uint8)
+    c = Candidates(np.array([[40, 40], [80, 50]], np.float32), np.full(2, 50, np.float32), np.ones(2, np.float32))
+    crops = crop_dice(img, c, Classifier(MODELS / "dice-faces.onnx").size, 1.2)
+    with torch.no_grad():
+        want = grey(torch.from_numpy(to_input(crops, 1))).numpy()
+        got = colour(torch.from_numpy(to_input(crops, 3))).numpy()
+    np.testing.assert_allclose(got, want, atol=1e-4)

@@ -198,6 +198,7 @@ def main() -> None:
     ap.add_argument("--photo-weight", type=float, default=1.0, help="classifier weight of photo crops against renders")
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
+    ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
     ap.add_argument("--device", default="auto", help="torch device: auto (cuda when there is one), cpu, cuda")
     ap.add_argument("--workers", type=int, default=-1, help="augmentation processes (-1: 0 on cpu, all cores on cuda)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny training, same steps")
@@ -284,10 +285,12 @@ def main() -> None:
             lr=args.cls_lr,
             init=args.cls_init,
             epoch_size=args.cls_epoch_size,
+            channels=3 if args.cls_colour else None,
         )
+        colour = cls_train.in_channels(net) == 3
         export(
             net,
-            torch.zeros(1, 1, cls_train.CROP, cls_train.CROP),
+            torch.zeros(1, 3 if colour else 1, cls_train.CROP, cls_train.CROP),
             args.out / CLASSIFIER_FILE,
             ("crops", "logits"),
             {"crops": {0: "n"}, "logits": {0: "n"}},
@@ -296,7 +299,7 @@ def main() -> None:
                 "class_names": json.dumps(CLASS_NAMES),
                 "input_size": cls_train.CROP,
                 "context": cls_train.CONTEXT,
-                "input": "grey crops standardised per crop, N x 1 x S x S",
+                "input": f"{'BGR' if colour else 'grey'} crops standardised by their grey level, N x C x S x S",
                 "seed": args.seed,
             },
         )

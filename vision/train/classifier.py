@@ -18,6 +18,7 @@ from onnx import numpy_helper
 from torch import nn
 from torch.nn import functional as F
 
+from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
 from vision.train.augment import colour, perspective_jitter, similarity
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class
@@ -102,22 +103,14 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
     return crop
 
 
-def to_input(crops: np.ndarray) -> np.ndarray:
-    """BGR crops (n, S, S, 3) uint8 -> grey, standardised per crop (n, 1, S, S) float32; mirrors vision.classify."""
-    g = crops.astype(np.float32) @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
-    mu = g.mean(axis=(1, 2), keepdims=True)
-    sd = g.std(axis=(1, 2), keepdims=True)
-    out: np.ndarray = ((g - mu) / (sd + 8.0))[:, None]
-    return out
-
-
 class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
     """Item ``epoch * n + k``: the k-th patch of that epoch's class-balanced draw, augmented with its own seed.
 
     Seeding per item makes a run the same whatever the number of loader workers.
     """
 
-    def __init__(self, patches: list[Patch], epochs: int, seed: int, epoch_size: int = 0) -> None:
+    def __init__(self, patches: list[Patch], epochs: int, seed: int, epoch_size: int = 0, channels: int = 1) -> None:
+        self.channels = channels
         self.imgs = np.empty((len(patches), *patches[0].img.shape), np.uint8)
         for k, p in enumerate(patches):
             self.imgs[k] = p.img
@@ -141,14 +134,16 @@ class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
         i = int(self.order[ep, k])
         rng = np.random.default_rng((self.seed, ep, k))
         crop = make_crop(Patch(self.imgs[i], int(self.labels[i]), 1.0), rng)
-        return to_input(crop[None])[0], int(self.labels[i])
+        return to_input(crop[None], self.channels)[0], int(self.labels[i])
 
 
-def from_onnx(path: Path) -> Classifier:
+def from_onnx(path: Path, channels: int | None = None) -> Classifier:
     """An exported classifier back as a torch module (batch norms folded), its head widened to all of CLASS_NAMES.
 
     A class the file lacks (a printing) starts as a copy of its face, a log-share lower, so that the face's merged
-    probability is what it was: fine-tuning then only has to tell the printings apart.
+    probability is what it was: fine-tuning then only has to tell the printings apart. ``channels=3`` turns a grey
+    model into a colour one that reads exactly as it did (its first layer weighs the channels as luma does), so that
+    fine-tuning can learn what colour adds.
     """
     proto = onnx.load(str(path))
     names = json.loads({p.key: p.value for p in proto.metadata_props}["class_names"])
@@ -157,7 +152,13 @@ def from_onnx(path: Path) -> Classifier:
     gemm = next(n for n in proto.graph.node if n.op_type == "Gemm")
     head_w, head_b = weights[gemm.input[1]], weights[gemm.input[2]]
     width = (convs[0][0].shape[0], convs[1][0].shape[0], convs[3][0].shape[0], convs[5][0].shape[0])
-    net = Classifier(len(CLASS_NAMES), width, folded=True)
+    own = int(convs[0][0].shape[1])
+    channels = channels or own
+    if channels != own:
+        if (own, channels) != (1, 3):
+            raise ValueError(f"{path} reads {own} channels; it can only be widened from grey to colour.")
+        convs[0] = (convs[0][0] * torch.from_numpy(GREY)[None, :, None, None], convs[0][1])
+    net = Classifier(len(CLASS_NAMES), width, folded=True, channels=channels)
     layers = [m for m in net.body if isinstance(m, nn.Sequential)]
     with torch.no_grad():
         for layer, (w, b) in zip(layers, convs, strict=True):
@@ -175,6 +176,17 @@ def from_onnx(path: Path) -> Classifier:
     return net
 
 
+def from_onnx_channels(path: Path) -> int:
+    """How many channels an exported classifier reads."""
+    dim = onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim[1]
+    return int(dim.dim_value) or 1
+
+
+def in_channels(net: Classifier) -> int:
+    """1 for a grey model, 3 for a colour one."""
+    return int(cast(nn.Conv2d, cast(nn.Sequential, net.body[0])[0]).in_channels)
+
+
 def train(
     patches: list[Patch],
     epochs: int,
@@ -187,13 +199,14 @@ def train(
     lr: float = 4e-3,
     init: Path | None = None,
     epoch_size: int = 0,
+    channels: int | None = None,
 ) -> Classifier:
     """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
-    per patch)."""
+    per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey)."""
     torch.manual_seed(seed)
-    net = from_onnx(init) if init else Classifier(len(CLASS_NAMES), width)
+    net = from_onnx(init, channels) if init else Classifier(len(CLASS_NAMES), width, channels=channels or 1)
     net.to(device)
-    data = CropSet(patches, epochs, seed, epoch_size)
+    data = CropSet(patches, epochs, seed, epoch_size, in_channels(net))
     per_epoch = data.order.shape[1]
     loader = torch.utils.data.DataLoader(
         data,
@@ -205,8 +218,13 @@ def train(
         pin_memory=device != "cpu",
     )
     steps = len(loader)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    first = cast(nn.Conv2d, cast(nn.Sequential, net.body[0])[0])
+    rest = [p for p in net.parameters() if all(p is not q for q in first.parameters())]
+    # a grey model widened to colour has no colour in its first layer yet: it learns it ten times faster
+    boost = 10.0 if init and channels == 3 and from_onnx_channels(init) == 1 else 1.0
+    groups = [{"params": list(first.parameters()), "lr": lr * boost}, {"params": rest, "lr": lr}]
+    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[lr * boost, lr], total_steps=steps, pct_start=0.15)
     t0 = time.time()
     tot, correct, seen, done = 0.0, 0, 0, 0
     net.train()

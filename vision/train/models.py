@@ -55,15 +55,19 @@ class Detector(nn.Module):
 
 
 class Classifier(nn.Module):
-    """Grey crop (1xSxS, standardised) to logits over the 12 faces, background and any printing classes."""
+    """Crop (grey 1xSxS or colour 3xSxS, standardised) to logits over the 12 faces, background and printings."""
 
     def __init__(
-        self, n_classes: int = 13, w: tuple[int, int, int, int] = (16, 32, 64, 96), folded: bool = False
+        self,
+        n_classes: int = 13,
+        w: tuple[int, int, int, int] = (16, 32, 64, 96),
+        folded: bool = False,
+        channels: int = 1,
     ) -> None:
         super().__init__()
         block = cr if folded else cbr
         self.body = nn.Sequential(
-            block(1, w[0]),
+            block(channels, w[0]),
             nn.MaxPool2d(2),
             block(w[0], w[1]),
             block(w[1], w[1]),
