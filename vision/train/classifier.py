@@ -152,7 +152,7 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
     gemm = next(n for n in proto.graph.node if n.op_type == "Gemm")
     head_w, head_b = weights[gemm.input[1]], weights[gemm.input[2]]
     width = (convs[0][0].shape[0], convs[1][0].shape[0], convs[3][0].shape[0], convs[5][0].shape[0])
-    own = int(convs[0][0].shape[1])
+    own = _input_channels(proto)
     channels = channels or own
     if channels != own:
         if (own, channels) != (1, 3):
@@ -178,8 +178,11 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
 
 def from_onnx_channels(path: Path) -> int:
     """How many channels an exported classifier reads."""
-    dim = onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim[1]
-    return int(dim.dim_value) or 1
+    return _input_channels(onnx.load(str(path)))
+
+
+def _input_channels(proto: onnx.ModelProto) -> int:
+    return int(proto.graph.input[0].type.tensor_type.shape.dim[1].dim_value) or 1
 
 
 def in_channels(net: Classifier) -> int:
