@@ -24,6 +24,7 @@ from vision.synth import (
     sample_design,
 )
 from vision.synth import style as style_mod
+from vision.synth import tables as tables_mod
 
 WHITE_PIPS = DieDesign(kind="pip", body=(250, 250, 250), inks=((10, 10, 10),) * 6, printed=PIP_FACES, glossy=0.0)
 GERMAN = DieDesign(
@@ -356,3 +357,49 @@ def test_a_camera_straight_down_shows_no_side_worth_reading() -> None:
     steep = render_scene(5, n_dice=5, size=(480, 360), style=SceneStyle(**{**pinned, "tilt_deg": 38.0}))
     spots = side_spots(steep.dice, np.full(5, 60.0))
     assert len(spots) >= 5 and (spots[:, 2] == 60.0).all()
+
+
+def _ink_blobs(img: np.ndarray) -> np.ndarray:
+    """Connected blobs that stand out from the table's own level: (n, 5) stats as cv2 gives them."""
+    grey = cv2.cvtColor((np.clip(img, 0, 1) * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+    median = float(np.median(grey))
+    mask = (np.abs(grey.astype(np.int16) - median) > 40).astype(np.uint8)
+    _n, _lab, stats, _c = cv2.connectedComponentsWithStats(mask)
+    return np.asarray(stats[1:])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_dotted_table_shows_pip_sized_dots_with_no_die_around_them(seed: int) -> None:
+    u = 100.0  # raster pixels per die side
+    img = tables_mod._dots(np.random.default_rng(seed), (400, 400), u, "train")
+    blobs = _ink_blobs(img)
+    assert len(blobs) > 10
+    round_ = blobs[(blobs[:, 2] < 60) & (blobs[:, 3] < 60)]
+    assert len(round_) >= 0.8 * len(blobs)  # separate dots, not lines or patches
+    width = np.median(round_[:, 2])
+    assert 0.06 * u <= width <= 0.5 * u  # a pip spans about a sixth to a fifth of a die's side
+
+
+def test_newsprint_holds_lines_of_letters_up_to_a_face_high() -> None:
+    u = 60.0
+    img = tables_mod._newsprint(np.random.default_rng(3), (480, 480), u)
+    blobs = _ink_blobs(img)
+    assert len(blobs) > 100  # letters, many
+    assert np.percentile(blobs[:, 3], 99) <= 1.2 * u  # the biggest headline letters about a die's face high
+    dark = cv2.cvtColor((img * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY) < 120
+    assert 0.03 < dark.mean() < 0.5  # ink on paper, not a black page
+
+
+def test_pen_strokes_are_thin_lines_not_blobs() -> None:
+    u = 80.0
+    img = tables_mod._strokes(np.random.default_rng(1), (400, 400), u, "train")
+    blobs = _ink_blobs(img)
+    assert len(blobs) > 5
+    fill = blobs[:, 4] / (blobs[:, 2] * blobs[:, 3])  # of each stroke's bounding box, how much is ink
+    assert np.median(fill) < 0.5
+
+
+def test_dots_print_and_strokes_are_train_tables_only() -> None:
+    assert {"dots", "newsprint", "strokes"} <= set(TRAIN_BACKGROUNDS)
+    assert not {"dots", "newsprint", "strokes"} & set(TEST_BACKGROUNDS)
+    assert tables_mod._HERSHEY and not {("hershey", f) for f in tables_mod._HERSHEY} & set(style_mod.TEST_FONTS)

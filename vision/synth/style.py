@@ -90,7 +90,10 @@ TEST_INKS: dict[str, BGR] = {
 }
 
 # Table textures per split, and the colour families each may take.
-TRAIN_BACKGROUNDS = ("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet", "desk")
+TRAIN_BACKGROUNDS = (
+    *("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet", "desk"),
+    *("dots", "newsprint", "strokes"),  # pip-like dots, letters and lines with no die: what a reader must not read
+)
 TEST_BACKGROUNDS = ("tiles", "marble", "tray_round", "gingham", "concrete", "wood_dark")
 BACKGROUNDS = TRAIN_BACKGROUNDS + TEST_BACKGROUNDS
 # Hue families (OpenCV hue 0..180) for coloured tables: interleaved so both splits span the circle but never share.

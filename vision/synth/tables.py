@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.synth.camera import Camera
-from vision.synth.style import BGR, sample_hue
+from vision.synth.style import BGR, TRAIN_FONTS, sample_hue
 
 MAX_RASTER = 1024
 MAX_AREA = 0.8  # raster pixels per image pixel, at most
@@ -220,6 +220,94 @@ def _concrete(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.
     return np.asarray(p[..., None] * tint[None, None, :])
 
 
+_LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR
+
+
+def _dots(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    """Polka-dot or speckled cloth: dots the size of pips with no die around them, which a reader must not count."""
+    h, w = shape
+    base = _hsv(sample_hue(rng, split), rng.uniform(0, 0.8), rng.uniform(0.15, 0.95))
+    for _ in range(20):  # dots that stand out in grey as pips do, a quarter of the scale lighter or darker
+        ink = _hsv(sample_hue(rng, split), rng.uniform(0, 0.8), rng.uniform(0.0, 1.0))
+        if abs(float(ink @ _LUMA) - float(base @ _LUMA)) >= 0.25:
+            break
+    else:
+        ink = np.full(3, 0.0 if float(base @ _LUMA) > 0.5 else 1.0, np.float32)
+    r_mean = max(1.0, u * rng.uniform(0.04, 0.2))
+    step = r_mean * rng.uniform(2.5, 6)
+    yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
+    rows = (yy // step).astype(np.int32)
+    if rng.random() < 0.5:  # a printed pattern: rows of dots, every other row shifted half a step
+        xs = xx + (rows % 2) * (step / 2)
+        cols = (xs // step).astype(np.int32)
+        dx, dy = xs - (cols + 0.5) * step, yy - (rows + 0.5) * step
+        r = np.float32(r_mean)
+    else:  # speckles scattered at random, one to a cell of a grid, each its own size
+        cols = (xx // step).astype(np.int32)
+        nr, nc = int(h // step) + 2, int(w // step) + 2
+        rad = (r_mean * rng.uniform(0.6, 1.3, (nr, nc))).astype(np.float32)
+        room = np.maximum(step / 2 - rad, 0)
+        ox = (rng.uniform(-1, 1, (nr, nc)) * room).astype(np.float32)
+        oy = (rng.uniform(-1, 1, (nr, nc)) * room).astype(np.float32)
+        dx = xx - (cols + 0.5) * step - ox[rows, cols]
+        dy = yy - (rows + 0.5) * step - oy[rows, cols]
+        r = rad[rows, cols]
+    p = np.clip(r - np.sqrt(dx * dx + dy * dy) + 0.5, 0, 1).astype(np.float32)  # antialiased edge
+    return _mix(p, base, ink) * (0.9 + 0.15 * _noise(rng, shape, u * 3))[..., None]
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz"
+# the train split's Hershey fonts only: no train table shows a test die's lettering
+_HERSHEY = tuple(int(f) for family, f in TRAIN_FONTS if family == "hershey")
+
+
+def _newsprint(rng: np.random.Generator, shape: tuple[int, int], u: float) -> np.ndarray:
+    """A newspaper or magazine under the dice: rows of letters and digits, a few headlines as big as a die's face,
+    the way court letters and a 9 or 10 look on a poker die."""
+    h, w = shape
+    paper = np.array([int(rng.integers(200, 250)), int(rng.integers(205, 250)), int(rng.integers(205, 252))], np.uint8)
+    img = np.ascontiguousarray(np.broadcast_to(paper, (h, w, 3)))  # cv2.putText draws on 8 bit images only
+    ink = (int(rng.integers(10, 80)),) * 3
+    y = 0.0
+    while y < h:
+        big = rng.random() < 0.15
+        px = u * (rng.uniform(0.35, 0.9) if big else rng.uniform(0.08, 0.3))
+        font = _HERSHEY[int(rng.integers(0, len(_HERSHEY)))]
+        scale = px / 22.0  # Hershey capitals are about 22 px high at scale 1
+        thick = max(1, round(px * (0.14 if big else 0.09)))
+        y += px * rng.uniform(1.3, 1.8)
+        x = float(rng.uniform(-px, px))
+        while x < w:
+            word = "".join(_LETTERS[int(k)] for k in rng.integers(0, len(_LETTERS), int(rng.integers(1, 9))))
+            cv2.putText(img, word, (round(x), round(y)), font, scale, ink, thick, cv2.LINE_AA)
+            x += px * (0.75 * len(word) + rng.uniform(0.5, 1.2))
+            if x > w or y > h:
+                break
+    return (img.astype(np.float32) / 255.0) * (0.92 + 0.1 * _noise(rng, shape, u * 4))[..., None]
+
+
+def _strokes(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    """Pen strokes, doodles and scratches on a plain top: lines and loops that are no die's outline."""
+    h, w = shape
+    base = _hsv(sample_hue(rng, split), rng.uniform(0, 0.6), rng.uniform(0.3, 0.97))
+    img = np.ascontiguousarray(np.broadcast_to(np.round(base * 255).astype(np.uint8), (h, w, 3)))
+    dark = rng.random() < 0.7
+    for _ in range(int(min(h * w / u**2, 600) * rng.uniform(0.3, 1.2))):
+        ink = base * rng.uniform(0.1, 0.5) if dark else np.minimum(base + rng.uniform(0.3, 0.6), 1.0)
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        heading, turn = rng.uniform(0, 2 * math.pi), rng.uniform(-0.6, 0.6)
+        step = u * rng.uniform(0.05, 0.15)
+        pts = []
+        for _ in range(int(rng.integers(4, 30))):
+            pts.append((x, y))
+            heading += turn + rng.normal(0, 0.4)
+            x, y = x + step * math.cos(heading), y + step * math.sin(heading)
+        thick = max(1, round(u * rng.uniform(0.01, 0.06)))
+        poly = np.round(np.array(pts)).astype(np.int32)[None]
+        cv2.polylines(img, poly, False, tuple(round(float(c) * 255) for c in ink), thick, cv2.LINE_AA)
+    return (img.astype(np.float32) / 255.0) * (0.92 + 0.12 * _noise(rng, shape, u * 3))[..., None]
+
+
 def _tray(
     view: float,
     rng: np.random.Generator,
@@ -400,6 +488,12 @@ def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, dis
         img = _gingham(rng, shape, u, split)
     elif kind == "concrete":
         img = _concrete(rng, shape, u)
+    elif kind == "dots":
+        img = _dots(rng, shape, u, split)
+    elif kind == "newsprint":
+        img = _newsprint(rng, shape, u)
+    elif kind == "strokes":
+        img = _strokes(rng, shape, u, split)
     elif kind in ("tray_hex", "tray_round"):
         view = float(np.linalg.norm(tab[1] - tab[0]) + np.linalg.norm(tab[2] - tab[3])) / 2
         img, allowed = _tray(view, rng, shape, u, split, kind == "tray_round", to_table, crc)
