@@ -3,6 +3,7 @@ exported model. Those that need torch run only where the ``train`` extra is inst
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +110,19 @@ def test_a_grey_classifier_widened_to_colour_reads_as_it_did() -> None:
         want = grey(torch.from_numpy(to_input(crops, 1))).numpy()
         got = colour(torch.from_numpy(to_input(crops, 3))).numpy()
     np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def test_the_detector_draws_photos_by_their_weight() -> None:
+    pytest.importorskip("torch")
+    from vision.train.data import source_weight
+    from vision.train.detector import ExampleSet
+
+    samples = [synth_samples(1, "pip", seed0=1)[0]] * 3
+    photo = replace(samples[0], name="webcam-white-dice/a.jpg")
+    pool = [photo, *samples]  # one photo among three renders
+    for weight, share in ((1.0, 0.25), (3.0, 0.5)):
+        ex = ExampleSet(pool, 10, 0, 64, np.array([source_weight(s, weight) for s in pool]))
+        rng = np.random.default_rng(0)
+        drawn = np.array([ex.pick(rng) for _ in range(4000)])
+        assert abs((drawn == 0).mean() - share) < 0.03
+        assert set(drawn) == {0, 1, 2, 3}

@@ -195,7 +195,15 @@ def main() -> None:
     ap.add_argument(
         "--turns", type=int, default=1, choices=(1, 2, 4), help="quarter turns per crop (four for those in doubt)"
     )
-    ap.add_argument("--photo-weight", type=float, default=1.0, help="classifier weight of photo crops against renders")
+    ap.add_argument(
+        "--photo-weight", type=float, default=1.0, help="weight of photo crops against renders (classifier)"
+    )
+    ap.add_argument(
+        "--det-photo-weight",
+        type=float,
+        default=1.0,
+        help="how much more often the detector draws a photo than a render",
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -205,6 +213,7 @@ def main() -> None:
     ap.add_argument("--calibrate-only", action="store_true")
     ap.add_argument("--no-calibrate", action="store_true", help="leave the calibration to a later --calibrate-only")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
+    ap.add_argument("--keep-classifier", action="store_true", help="train only the detector; keep --out's classifier")
     ap.add_argument("--cls-init", type=Path, default=None, help="fine-tune this exported classifier instead")
     ap.add_argument("--det-init", type=Path, default=None, help="fine-tune this exported detector instead")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="detector peak learning rate")
@@ -246,6 +255,7 @@ def main() -> None:
             workers=workers,
             lr=args.det_lr,
             init=args.det_init,
+            photo_weight=args.det_photo_weight,
         )
         export(
             det_train.Exportable(det),
@@ -262,7 +272,7 @@ def main() -> None:
                 "seed": args.seed,
             },
         )
-    if not args.calibrate_only:
+    if not args.calibrate_only and not args.keep_classifier:
         patches = cls_train.patches_from(train, rng, photo_weight=args.photo_weight)
         found = detector_patches(args.out, train, jobs, args.photo_weight)
         n_bg = sum(p.cls == BACKGROUND for p in found)

@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.reader import DETECTOR_FILE
 from vision.train import classifier as cls_train
-from vision.train.data import BACKGROUND, Sample
+from vision.train.data import BACKGROUND, Sample, source_weight
 
 
 def match(s: Sample, centres: np.ndarray, labels: np.ndarray | None = None) -> np.ndarray:
@@ -85,7 +85,7 @@ def detector_patches(
         _load_detector(path)
         found = [_candidates(s) for s in train]
     return [
-        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, cls_train.source_weight(s, photo_weight))
+        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, source_weight(s, photo_weight))
         for s, cands in zip(train, found, strict=True)
         for cx, cy, side, lab in cands
     ]

@@ -21,7 +21,7 @@ from torch.nn import functional as F
 from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
 from vision.train.augment import colour, perspective_jitter, similarity
-from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class
+from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
@@ -40,11 +40,6 @@ class Patch:
 def patch_at(img: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
     m = similarity(cx, cy, PATCH_DIE / max(side, 2.0), 0.0, False, PATCH)
     return cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-
-
-def source_weight(s: Sample, photo_weight: float) -> float:
-    """Real photos may count more than renders, which outnumber them many times over."""
-    return 1.0 if s.name.startswith("synth-") else photo_weight
 
 
 def patches_from(

@@ -148,6 +148,11 @@ def die_sides(item: Item) -> np.ndarray:
     return face
 
 
+def source_weight(s: Sample, photo_weight: float) -> float:
+    """Real photos may count more than renders, which outnumber them many times over."""
+    return 1.0 if s.name.startswith("synth-") else photo_weight
+
+
 def to_sample(item: Item, img: np.ndarray | None = None) -> Sample:
     if img is None:
         assert item.image is not None

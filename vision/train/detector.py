@@ -17,7 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.train.augment import colour, perspective_jitter, similarity
-from vision.train.data import Sample
+from vision.train.data import Sample, source_weight
 from vision.train.models import Detector
 
 STRIDE = 4
@@ -97,15 +97,20 @@ class Exportable(torch.nn.Module):
 class ExampleSet(torch.utils.data.Dataset[tuple[np.ndarray, np.ndarray]]):
     """Item k: a random training patch drawn with its own seed, the same whatever the number of loader workers."""
 
-    def __init__(self, samples: list[Sample], n: int, seed: int, out: int) -> None:
+    def __init__(self, samples: list[Sample], n: int, seed: int, out: int, weights: np.ndarray | None = None) -> None:
         self.samples, self.n, self.seed, self.out = samples, n, seed, out
+        w = np.ones(len(samples)) if weights is None else np.asarray(weights, np.float64)
+        self.cdf = np.cumsum(w) / w.sum()  # drawn by weight: photos may count more than the renders that outnumber them
 
     def __len__(self) -> int:
         return self.n
 
     def __getitem__(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         rng = np.random.default_rng((self.seed, int(k)))
-        return make_example(self.samples[int(rng.integers(len(self.samples)))], rng, self.out)
+        return make_example(self.samples[self.pick(rng)], rng, self.out)
+
+    def pick(self, rng: np.random.Generator) -> int:
+        return min(int(np.searchsorted(self.cdf, rng.random(), side="right")), len(self.samples) - 1)
 
 
 def from_onnx(path: Path) -> Detector:
@@ -136,15 +141,23 @@ def train(
     workers: int = 0,
     lr: float = 3e-3,
     init: Path | None = None,
+    photo_weight: float = 1.0,
 ) -> Detector:
-    """``init``: an exported detector to fine-tune instead of starting afresh."""
+    """``init``: an exported detector to fine-tune instead of starting afresh; ``photo_weight``: how much more often a
+    photo is drawn than a render."""
     torch.manual_seed(seed)
     net = from_onnx(init) if init else Detector()
     model = Exportable(net).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=iters, pct_start=0.1)
     loader = torch.utils.data.DataLoader(
-        ExampleSet(samples, iters * batch, seed, out),
+        ExampleSet(
+            samples,
+            iters * batch,
+            seed,
+            out,
+            np.array([source_weight(s, photo_weight) for s in samples]),
+        ),
         batch_size=batch,
         num_workers=workers,
         prefetch_factor=4 if workers else None,
