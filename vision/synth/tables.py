@@ -241,7 +241,7 @@ def _dots(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str
         xs = xx + (rows % 2) * (step / 2)
         cols = (xs // step).astype(np.int32)
         dx, dy = xs - (cols + 0.5) * step, yy - (rows + 0.5) * step
-        r = np.float32(r_mean)
+        r = np.full((1, 1), r_mean, np.float32)
     else:  # speckles scattered at random, one to a cell of a grid, each its own size
         cols = (xx // step).astype(np.int32)
         nr, nc = int(h // step) + 2, int(w // step) + 2
@@ -303,8 +303,8 @@ def _strokes(rng: np.random.Generator, shape: tuple[int, int], u: float, split: 
             heading += turn + rng.normal(0, 0.4)
             x, y = x + step * math.cos(heading), y + step * math.sin(heading)
         thick = max(1, round(u * rng.uniform(0.01, 0.06)))
-        poly = np.round(np.array(pts)).astype(np.int32)[None]
-        cv2.polylines(img, poly, False, tuple(round(float(c) * 255) for c in ink), thick, cv2.LINE_AA)
+        poly = np.round(np.array(pts)).astype(np.int32)
+        cv2.polylines(img, [poly], False, tuple(round(float(c) * 255) for c in ink), thick, cv2.LINE_AA)
     return (img.astype(np.float32) / 255.0) * (0.92 + 0.12 * _noise(rng, shape, u * 3))[..., None]
 
 
