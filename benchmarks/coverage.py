@@ -16,8 +16,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -28,6 +27,9 @@ sys.path.insert(0, str(ROOT))
 from vision.reader import DiceReader  # noqa: E402
 from vision.synth import SceneStyle, render_scene  # noqa: E402
 from vision.train.data import VAL_SYNTH_SEED  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from read_bench import Tally  # noqa: E402
 
 SEED0 = {"test": 700_000, "train": VAL_SYNTH_SEED + 40_000}  # neither is used by training or the other benchmarks
 
@@ -53,55 +55,28 @@ def cells() -> list[Cell]:
     return out
 
 
-@dataclass
-class Counts:
-    labelled: int = 0
-    predicted: int = 0
-    found: int = 0
-    flagged: int = 0
-    unflagged: int = 0
-    unflagged_right: int = 0
-    images: int = 0
-    wrong_kind: int = 0
-    px: list[float] = field(default_factory=list)
-    ms: list[float] = field(default_factory=list)
-
-    def line(self) -> str:
-        p = self.found / max(self.predicted, 1)
-        r = self.found / max(self.labelled, 1)
-        f1 = 2 * p * r / max(p + r, 1e-9)
-        px = statistics.median(self.px) if self.px else 0.0
-        return (
-            f"die {px:5.0f} px  {self.labelled:>4} dice  P {p:6.1%} R {r:6.1%} F1 {f1:6.1%}  "
-            f"flagged {self.flagged / max(self.predicted, 1):5.1%}  "
-            f"not flagged right {self.unflagged_right / max(self.unflagged, 1):6.1%}  "
-            f"wrong kind {self.wrong_kind:>2}/{self.images}  "
-            f"{statistics.median(self.ms) if self.ms else 0.0:6.0f} ms"
-        )
+def line(t: Tally, px: list[float]) -> str:
+    r = t.row()
+    p, rec = float(r["precision"]), float(r["recall"])  # type: ignore[arg-type]
+    return (
+        f"die {statistics.median(px) if px else 0.0:5.0f} px  {t.labelled:>4} dice  P {p:6.1%} R {rec:6.1%} "
+        f"F1 {2 * p * rec / max(p + rec, 1e-9):6.1%}  flagged {float(r['flagged']):5.1%}  "  # type: ignore[arg-type]
+        f"not flagged right {float(r['unflagged_precision']):6.1%}  "  # type: ignore[arg-type]
+        f"wrong kind {t.wrong_kind:>2}/{t.images}  {float(r['ms_median']):6.0f} ms"  # type: ignore[arg-type]
+    )
 
 
-def read_cell(reader: DiceReader, cell: Cell, kind: str, scenes: int, seed0: int, split: str) -> Counts:
-    counts = Counts()
+def read_cell(reader: DiceReader, cell: Cell, kind: str, scenes: int, seed0: int, split: str) -> str:
+    tally, px = Tally(), list[float]()
     style = SceneStyle(die_px=cell.die_px, tilt_deg=cell.tilt)
     for i in range(scenes):
         sc = render_scene(seed0 + i, kind=kind, n_dice=cell.n, size=cell.size, split=split, style=style)
         data = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
         t0 = time.perf_counter()
         reading = reader.read_bytes(data)
-        counts.ms.append((time.perf_counter() - t0) * 1000)
-        want = Counter(d.face for d in sc.dice)
-        got = Counter(d.face for d in reading.dice)
-        sure = Counter(d.face for d in reading.dice if not d.uncertain)
-        counts.images += 1
-        counts.wrong_kind += int(reading.kind != kind)
-        counts.labelled += sum(want.values())
-        counts.predicted += sum(got.values())
-        counts.found += sum((got & want).values())
-        counts.flagged += sum(d.uncertain for d in reading.dice)
-        counts.unflagged += sum(sure.values())
-        counts.unflagged_right += sum((sure & want).values())
-        counts.px.extend(d.px for d in sc.dice)
-    return counts
+        tally.add([d.face for d in sc.dice], reading, kind, (time.perf_counter() - t0) * 1000)
+        px.extend(d.px for d in sc.dice)
+    return line(tally, px)
 
 
 def main() -> int:
@@ -122,8 +97,10 @@ def main() -> int:
             print(f"== {axis}", flush=True)
         for kind in args.kinds.split(","):
             seed0 = SEED0[args.split] + 1000 * k + (500 if kind == "poker" else 0)
-            c = read_cell(reader, cell, kind, args.scenes, seed0, args.split)
-            print(f"  {cell.label:>4} {kind:5} {c.line()}", flush=True)
+            print(
+                f"  {cell.label:>4} {kind:5} {read_cell(reader, cell, kind, args.scenes, seed0, args.split)}",
+                flush=True,
+            )
     return 0
 
 

@@ -7,6 +7,7 @@ and tiles shrink with distance like in a photo. Nothing is downloaded.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -435,6 +436,28 @@ def _distractors(
     return keep
 
 
+Maker = Callable[[np.random.Generator, tuple[int, int], float, str], np.ndarray]
+# the tables drawn flat from (rng, raster shape, raster px per die side, split); trays also say where dice may lie
+FLAT_TABLES: dict[str, Maker] = {
+    "wood": lambda rng, shape, u, split: _wood(rng, shape, u, WOOD_TRAIN),
+    "wood_dark": lambda rng, shape, u, split: _wood(rng, shape, u, WOOD_TEST),
+    "desk": lambda rng, shape, u, split: _desk(rng, shape, u),
+    "felt": _felt,
+    "paper": lambda rng, shape, u, split: _paper(rng, shape, u, False),
+    "grid_paper": lambda rng, shape, u, split: _paper(rng, shape, u, True),
+    "cloth": _cloth,
+    "noise": _noise_table,
+    "carpet": _carpet,
+    "tiles": _tiles,
+    "marble": _marble,
+    "gingham": _gingham,
+    "concrete": lambda rng, shape, u, split: _concrete(rng, shape, u),
+    "dots": _dots,
+    "newsprint": lambda rng, shape, u, split: _newsprint(rng, shape, u),
+    "strokes": _strokes,
+}
+
+
 def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, distractors: bool) -> Table:
     """The table as the camera sees it (float32 BGR), plus where dice may lie."""
     W, H = cam.width, cam.height
@@ -462,38 +485,8 @@ def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, dis
     centre = cam.ray_to_plane(np.array([[W / 2, H / 2]]))[0, :2]
     centre_rc = np.linalg.inv(to_table) @ np.array([centre[0], centre[1], 1.0])
     crc = (float(centre_rc[1] / centre_rc[2]), float(centre_rc[0] / centre_rc[2]))
-    if kind == "wood":
-        img = _wood(rng, shape, u, WOOD_TRAIN)
-    elif kind == "wood_dark":
-        img = _wood(rng, shape, u, WOOD_TEST)
-    elif kind == "desk":
-        img = _desk(rng, shape, u)
-    elif kind == "felt":
-        img = _felt(rng, shape, u, split)
-    elif kind == "paper":
-        img = _paper(rng, shape, u, False)
-    elif kind == "grid_paper":
-        img = _paper(rng, shape, u, True)
-    elif kind == "cloth":
-        img = _cloth(rng, shape, u, split)
-    elif kind == "noise":
-        img = _noise_table(rng, shape, u, split)
-    elif kind == "carpet":
-        img = _carpet(rng, shape, u, split)
-    elif kind == "tiles":
-        img = _tiles(rng, shape, u, split)
-    elif kind == "marble":
-        img = _marble(rng, shape, u, split)
-    elif kind == "gingham":
-        img = _gingham(rng, shape, u, split)
-    elif kind == "concrete":
-        img = _concrete(rng, shape, u)
-    elif kind == "dots":
-        img = _dots(rng, shape, u, split)
-    elif kind == "newsprint":
-        img = _newsprint(rng, shape, u)
-    elif kind == "strokes":
-        img = _strokes(rng, shape, u, split)
+    if kind in FLAT_TABLES:
+        img = FLAT_TABLES[kind](rng, shape, u, split)
     elif kind in ("tray_hex", "tray_round"):
         view = float(np.linalg.norm(tab[1] - tab[0]) + np.linalg.norm(tab[2] - tab[3])) / 2
         img, allowed = _tray(view, rng, shape, u, split, kind == "tray_round", to_table, crc)
