@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -29,6 +30,9 @@ sys.path.insert(0, str(ROOT))
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import Reading  # noqa: E402
 from vision.train.data import VAL_SYNTH_SEED, is_val  # noqa: E402
+
+if TYPE_CHECKING:
+    from vision.synth import Scene
 
 PHOTO_SETS = ("webcam-white-dice", "rune55-phone-tray", "rune55-fisheye-webcam", "rune55-small-far")
 TARGETS = {
@@ -74,6 +78,10 @@ class Tally:
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
+    def f1(self) -> float:
+        p, r = self.found / max(self.predicted, 1), self.found / max(self.labelled, 1)
+        return 2 * p * r / max(p + r, 1e-9)
+
     def row(self) -> dict[str, object]:
         ms = sorted(self.ms)
         return {
@@ -104,17 +112,18 @@ def test_rows(folder: Path, split: str = "test") -> list[tuple[Path, list[str], 
     return [(folder / r["image"], r["values"].split(), r["kind"]) for r in rows]
 
 
+def scene_row(sc: Scene, kind: str) -> tuple[bytes, list[str], str]:
+    """A rendered scene as a photo upload: JPEG bytes, its faces and kind."""
+    _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return enc.tobytes(), [d.face for d in sc.dice], kind
+
+
 def val_scene_rows(count: int, kind: str) -> list[tuple[bytes, list[str], str]]:
     """The rendered validation scenes the training calibrates on (train designs, seeds it never trains on)."""
     from vision.synth import render_scene
 
     seed0 = VAL_SYNTH_SEED + 10_000 * (kind == "poker")
-    out = []
-    for i in range(count):
-        sc = render_scene(seed0 + i, kind=kind, split="train")
-        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        out.append((enc.tobytes(), [d.face for d in sc.dice], kind))
-    return out
+    return [scene_row(render_scene(seed0 + i, kind=kind, split="train"), kind) for i in range(count)]
 
 
 def poker_rows(count: int) -> list[tuple[bytes, list[str], str]]:
@@ -125,12 +134,7 @@ def poker_rows(count: int) -> list[tuple[bytes, list[str], str]]:
         from vision.synth import render_scene
     except ImportError:
         return []
-    out = []
-    for seed in range(count):
-        sc = render_scene(seed, kind="poker", split="test")
-        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        out.append((enc.tobytes(), [d.face for d in sc.dice], "poker"))
-    return out
+    return [scene_row(render_scene(seed, kind="poker", split="test"), "poker") for seed in range(count)]
 
 
 LARGE_SIZES = ((1280, 720), (1920, 1080), (4000, 3000))
@@ -148,9 +152,7 @@ def large_rows(count: int, split: str = "test", seed0: int = 800_000) -> list[tu
         size, die = LARGE_SIZES[i % 3], LARGE_DICE[(i // 3) % 5]
         kind = "poker" if (i // 15) % 2 else "pip"
         style = SceneStyle(die_px=float(die))
-        sc = render_scene(seed0 + i, kind=kind, size=size, split=split, style=style)
-        _ok, enc = cv2.imencode(".jpg", sc.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        out.append((enc.tobytes(), [d.face for d in sc.dice], kind))
+        out.append(scene_row(render_scene(seed0 + i, kind=kind, size=size, split=split, style=style), kind))
     return out
 
 
@@ -246,10 +248,9 @@ def validation(reader: DiceReader, args: argparse.Namespace) -> int:
 
 def figures(name: str, t: Tally) -> str:
     r = t.row()
-    p, rec = float(r["precision"]), float(r["recall"])  # type: ignore[arg-type]
-    f1 = 2 * p * rec / max(p + rec, 1e-9)
     return (
-        f"{name:24} {r['images']:>4} imgs {r['dice']:>5} dice  precision {p:6.1%} recall {rec:6.1%} F1 {f1:6.1%}  "
+        f"{name:24} {r['images']:>4} imgs {r['dice']:>5} dice  precision {r['precision']:6.1%} recall "
+        f"{r['recall']:6.1%} F1 {t.f1():6.1%}  "
         f"flagged {r['flagged']:>5.1%} precision not flagged {r['unflagged_precision']:>6.1%}"
     )
 

@@ -102,14 +102,9 @@ def main() -> int:
             for img, faces in rows:
                 t.add(faces, reader.read_array(fn(img), "pip"), "pip", 0.0)
             total.absorb(t)
-            cells.append(_f1(t))
-        print(f"{change:26}" + "".join(f"{c:>20.1%}" for c in cells) + f"{_f1(total):>8.1%}", flush=True)
+            cells.append(t.f1())
+        print(f"{change:26}" + "".join(f"{c:>20.1%}" for c in cells) + f"{total.f1():>8.1%}", flush=True)
     return 0
-
-
-def _f1(t: Tally) -> float:
-    p, r = t.found / max(t.predicted, 1), t.found / max(t.labelled, 1)
-    return 2 * p * r / max(p + r, 1e-9)
 
 
 if __name__ == "__main__":
