@@ -21,6 +21,8 @@ BACKGROUND = len(FACES)
 # validation split, one turn and then four for the 23 % of crops under 0.9 read as well as four turns for every crop
 # (F1 0.950; two turns for every crop: 0.947) for 40 % of that work
 REREAD_BELOW = 0.9
+KIND_SURENESS = 3.0  # power of a die's best face probability in the pip-or-poker vote (see choose_kind)
+KIND_REFERENCE = 3  # the strongest candidates, whose median side a die's size is weighed against in that vote
 
 
 def rank_columns(class_names: list[str], source: str = "the model") -> list[list[int]]:
@@ -149,14 +151,22 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return p
 
 
-def choose_kind(logits: np.ndarray, weights: np.ndarray) -> str:
-    """Pip or poker for the whole photo: which family's faces carry more probability over the likely dice."""
+def choose_kind(logits: np.ndarray, weights: np.ndarray, sides: np.ndarray | None = None) -> str:
+    """Pip or poker for the whole photo: each likely die votes for the family whose face it reads surest.
+
+    A vote counts its best face's probability cubed, so six dice read sure outweigh thirty loops of a table's pattern
+    read as a muddle of court faces (one such photo was read as 28 poker dice); with ``sides``, also by its area
+    against that of the three strongest candidates (at most 1), so marks a fraction of a die's size count little.
+    """
     if len(logits) == 0:
         return "pip"
     p = softmax(logits)
     w = weights * (1.0 - p[:, BACKGROUND])
-    pip = float((p[:, :6].sum(1) * w).sum())
-    poker = float((p[:, 6:12].sum(1) * w).sum())
+    if sides is not None:
+        ref = float(np.median(sides[np.argsort(-weights)[:KIND_REFERENCE]]))
+        w = w * np.minimum(1.0, sides / max(ref, 1e-6)) ** 2
+    pip = float((p[:, :6].max(1) ** KIND_SURENESS * w).sum())
+    poker = float((p[:, 6:12].max(1) ** KIND_SURENESS * w).sum())
     return "poker" if poker > pip else "pip"
 
 

@@ -147,7 +147,7 @@ class DiceReader:
         full = self.classifier.model_logits(img.bgr, c)
         logits = self.classifier.merge(full)
         if kind == "auto":
-            kind = choose_kind(logits, c.scores)
+            kind = choose_kind(logits, c.scores, c.sides)
         p = kind_probs(logits, kind, self.classifier.temperature)
         faces = PIP_FACES if kind == "pip" else POKER_FACES
         best_of = np.argmax(p, axis=1)

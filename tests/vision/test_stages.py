@@ -116,6 +116,35 @@ def test_choose_kind_follows_the_faces_that_carry_the_probability() -> None:
     assert choose_kind(np.zeros((0, BACKGROUND + 1), np.float32), np.zeros(0, np.float32)) == "pip"
 
 
+def test_choose_kind_lets_a_few_sure_dice_outvote_many_muddled_marks() -> None:
+    # six dice read as a 5 for sure; twenty loops of a table's pattern half J, half Q, nearly as strong at the detector
+    sure = np.full((6, BACKGROUND + 1), -4.0, np.float32)
+    sure[:, 4] = 5.0
+    muddle = np.full((20, BACKGROUND + 1), -4.0, np.float32)
+    muddle[:, 8] = muddle[:, 9] = 2.0
+    logits = np.concatenate([sure, muddle])
+    scores = np.r_[np.full(6, 0.9), np.full(20, 0.7)].astype(np.float32)
+    assert choose_kind(logits, scores) == "pip"
+    # the old vote, by each family's summed probability, would have called it poker
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    assert (p[:, 6:12].sum(1) * scores).sum() > (p[:, :6].sum(1) * scores).sum()
+    # a photo of poker dice stays poker, muddled marks or not
+    sure[:, 4], sure[:, 10] = -4.0, 5.0
+    assert choose_kind(np.concatenate([sure, muddle]), scores) == "poker"
+
+
+def test_choose_kind_weighs_marks_much_smaller_than_the_dice_by_their_area() -> None:
+    logits = np.full((12, BACKGROUND + 1), -4.0, np.float32)
+    logits[:3, 2] = 5.0  # three dice read as a 3
+    logits[3:, 9] = 5.0  # nine marks read as a Q as surely
+    scores = np.r_[np.full(3, 0.9), np.full(9, 0.8)].astype(np.float32)
+    assert choose_kind(logits, scores) == "poker"  # by count alone
+    sides = np.r_[np.full(3, 100.0), np.full(9, 30.0)].astype(np.float32)
+    assert choose_kind(logits, scores, sides) == "pip"  # the marks are a third of a die's side
+    assert choose_kind(logits, scores, np.full(12, 100.0, np.float32)) == "poker"  # dice of one size: by count
+
+
 class _ScriptedDetector(Detector):
     """A detector whose single-scale answers are given per long side, to test the multiscale policy alone."""
 
