@@ -399,7 +399,22 @@ def test_pen_strokes_are_thin_lines_not_blobs() -> None:
     assert np.median(fill) < 0.5
 
 
-def test_dots_print_and_strokes_are_train_tables_only() -> None:
-    assert {"dots", "newsprint", "strokes"} <= set(TRAIN_BACKGROUNDS)
-    assert not {"dots", "newsprint", "strokes"} & set(TEST_BACKGROUNDS)
+def test_tartan_crosses_bands_into_blocks_of_a_dies_size() -> None:
+    u = 40.0
+    banded = crossed = 0
+    for seed in range(8):
+        img = tables_mod._tartan(np.random.default_rng(seed), (320, 320), u, "train")
+        assert img.dtype == np.float32 and img.shape == (320, 320, 3)
+        assert img.min() >= 0.0 and img.max() <= 1.2  # the cloth's shading lifts a light thread a little at most
+        grey = img @ np.array([0.114, 0.587, 0.299], np.float32)
+        cells = cv2.resize(grey, (16, 16), interpolation=cv2.INTER_AREA)  # a cell is half a die's side
+        rows, cols = cells.std(axis=1).mean(), cells.std(axis=0).mean()
+        banded += max(rows, cols) > 0.01  # bands of a die's scale, not a plain colour (a dark plaid may hide them)
+        crossed += min(rows, cols) > 0.01  # bands both ways: plaid, not stripes
+    assert banded >= 6 and crossed >= 4
+
+
+def test_dots_print_strokes_and_tartan_are_train_tables_only() -> None:
+    assert {"dots", "newsprint", "strokes", "tartan"} <= set(TRAIN_BACKGROUNDS)
+    assert not {"dots", "newsprint", "strokes", "tartan"} & set(TEST_BACKGROUNDS)
     assert tables_mod._HERSHEY and not {("hershey", f) for f in tables_mod._HERSHEY} & set(style_mod.TEST_FONTS)

@@ -93,6 +93,7 @@ TEST_INKS: dict[str, BGR] = {
 TRAIN_BACKGROUNDS = (
     *("wood", "felt", "paper", "grid_paper", "cloth", "noise", "tray_hex", "carpet", "desk"),
     *("dots", "newsprint", "strokes"),  # pip-like dots, letters and lines with no die: what a reader must not read
+    "tartan",  # plaid and stripes: blocks of a die's size and contrast under the dice
 )
 TEST_BACKGROUNDS = ("tiles", "marble", "tray_round", "gingham", "concrete", "wood_dark")
 BACKGROUNDS = TRAIN_BACKGROUNDS + TEST_BACKGROUNDS

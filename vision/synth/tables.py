@@ -309,6 +309,40 @@ def _strokes(rng: np.random.Generator, shape: tuple[int, int], u: float, split: 
     return (img.astype(np.float32) / 255.0) * (0.92 + 0.12 * _noise(rng, shape, u * 3))[..., None]
 
 
+def _tartan(rng: np.random.Generator, shape: tuple[int, int], u: float, split: str) -> np.ndarray:
+    """Plaid or striped cloth: bands of several widths and colours, some as wide as a die, crossing like woven
+    threads, so that blocks of a die's size and contrast lie under and around the dice."""
+    h, w = shape
+    colours = []
+    for _ in range(int(rng.integers(2, 5))):
+        colours.append(_hsv(sample_hue(rng, split), rng.uniform(0.2, 0.9), rng.uniform(0.1, 0.95)))
+    if rng.random() < 0.5:  # a light or dark ground thread, as most plaids have
+        colours[0] = np.full(3, rng.choice([rng.uniform(0.05, 0.2), rng.uniform(0.8, 0.97)]), np.float32)
+    # one sett (the repeat): bands from a hair line to a die and a half wide, mirrored as woven setts are
+    widths = u * np.exp(rng.uniform(np.log(0.06), np.log(1.5), int(rng.integers(3, 8))))
+    idx = rng.integers(0, len(colours), len(widths))
+    widths, idx = np.r_[widths, widths[::-1]], np.r_[idx, idx[::-1]]
+    bounds = np.cumsum(widths)
+
+    def bands(n: int) -> np.ndarray:
+        pos = np.arange(n, dtype=np.float32) % bounds[-1]
+        out: np.ndarray = idx[np.searchsorted(bounds, pos, side="right").clip(0, len(idx) - 1)]
+        return out
+
+    table = np.stack(colours).astype(np.float32)
+    warp = table[bands(w)][None, :, :]
+    if rng.random() < 0.25:  # stripes only
+        img = np.broadcast_to(warp, (h, w, 3)).astype(np.float32)
+    else:  # warp and weft: each shows half the time along a fine twill diagonal, so their crossings mix
+        weft = table[bands(h)][:, None, :]
+        thread = max(1.0, u * rng.uniform(0.02, 0.06))
+        yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
+        twill = (((xx + yy) // thread) % 2)[..., None].astype(np.float32)
+        mix = 0.5 + 0.35 * (twill - 0.5)
+        img = mix * warp + (1 - mix) * weft
+    return np.asarray(img * (0.9 + 0.15 * _noise(rng, shape, u * 3))[..., None], np.float32)
+
+
 def _tray(
     view: float,
     rng: np.random.Generator,
@@ -455,6 +489,7 @@ FLAT_TABLES: dict[str, Maker] = {
     "dots": _dots,
     "newsprint": lambda rng, shape, u, split: _newsprint(rng, shape, u),
     "strokes": _strokes,
+    "tartan": _tartan,
 }
 
 

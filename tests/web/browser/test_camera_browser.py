@@ -143,9 +143,7 @@ def test_a_camera_proposal_is_corrected_and_confirmed_into_the_game(
     screenshot(tablet, "camera-page")
 
 
-def test_a_proposal_with_more_dice_than_the_throw_offers_the_surest(
-    cam_server: tuple[str, Any], tablet: Any
-) -> None:
+def test_a_proposal_with_more_dice_than_the_throw_offers_the_surest(cam_server: tuple[str, Any], tablet: Any) -> None:
     # Six dice in view for a throw of five (a die from another game at the edge, flagged): the proposal offers the
     # five surest in their order on the table, says so, and can be confirmed; before, it could only be dismissed.
     base, _reader = cam_server
