@@ -406,7 +406,7 @@ def test_tartan_crosses_bands_into_blocks_of_a_dies_size() -> None:
         img = tables_mod._tartan(np.random.default_rng(seed), (320, 320), u, "train")
         assert img.dtype == np.float32 and img.shape == (320, 320, 3)
         assert img.min() >= 0.0 and img.max() <= 1.2  # the cloth's shading lifts a light thread a little at most
-        grey = img @ tables_mod._LUMA
+        grey = luma(img)
         cells = cv2.resize(grey, (16, 16), interpolation=cv2.INTER_AREA)  # a cell is half a die's side
         rows, cols = cells.std(axis=1).mean(), cells.std(axis=0).mean()
         banded += max(rows, cols) > 0.01  # bands of a die's scale, not a plain colour (a dark plaid may hide them)
