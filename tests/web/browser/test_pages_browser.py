@@ -101,6 +101,53 @@ def test_photo_upload_with_correction_of_one_die(
     check_page(tablet, "photo")
 
 
+LABEL_OVERLAPS = """() => {
+  const r = [...document.querySelectorAll('.photo-wrap .dbox .lbl')].map((l) => l.getBoundingClientRect());
+  let n = 0;
+  r.forEach((a, i) => r.slice(i + 1).forEach((b) => {
+    n += a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom ? 1 : 0;
+  }));
+  return n;
+}"""
+
+
+def test_labels_of_touching_small_dice_do_not_cover_each_other(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # two far-apart groups of touching 30 px dice in a 2000 px photo: shown whole, every label above its die would
+    # lie on the die above it or on its neighbour's label
+    small = [(300, 700), (330, 700), (300, 730), (330, 730), (1700, 800), (1700, 830)]
+
+    def reading(data: bytes, kind: str) -> dict[str, Any]:
+        dice = [
+            {"face": str(1 + i % 6), "value": 1 + i % 6, "confidence": 0.95, "box": [x, y, x + 30, y + 30]}
+            for i, (x, y) in enumerate(small)
+        ]
+        return {
+            "kind": "pip",
+            "dice": [d | {"uncertain": False} for d in dice],
+            "width": 2000,
+            "height": 1500,
+            "ms": 5.0,
+            "warnings": [],
+        }
+
+    from PIL import Image
+
+    monkeypatch.setattr("web.photos.read_image", reading)
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    photo = tmp_path / "far.jpg"
+    Image.new("RGB", (2000, 1500), (24, 90, 60)).save(photo, "JPEG")
+    phone.set_input_files("#photo-input", str(photo))
+    expect(phone.locator(".photo-wrap .dbox")).to_have_count(6)
+    phone.wait_for_function(f"({LABEL_OVERLAPS})() === 0")
+    screenshot(phone, "phone-photo-small-dice")
+    # the same labels all above their dice, as before they were placed, would overlap
+    phone.evaluate("document.querySelectorAll('.photo-wrap .lbl').forEach((l) => { l.style.transform = ''; })")
+    assert phone.evaluate(LABEL_OVERLAPS) > 0
+
+
 def test_undo_says_what_it_undid(server: str, tablet: Any, phone: Any) -> None:
     game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
     join(phone, tablet, server)

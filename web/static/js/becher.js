@@ -64,6 +64,44 @@ const Becher = (() => {
     };
   }
 
+  /* Each die's label goes above its box unless there it is cut off by the photo's edge, covers a label placed before or
+     another die; then the nearest spot around the box that costs least (below, left, right, then a label's width or
+     height further out). Touching small dice would otherwise hide each other's faces under a pile of labels. Placed
+     again whenever the photo changes size (the boxes are in %). */
+  function placeLabels(wrap) {
+    if (!wrap) return;
+    if (!wrap.dataset.labelsWatched && window.ResizeObserver) {
+      wrap.dataset.labelsWatched = "1";
+      new ResizeObserver(() => placeLabels(wrap)).observe(wrap);
+    }
+    const area = wrap.getBoundingClientRect();
+    const boxes = [...wrap.querySelectorAll(".dbox")];
+    const rects = boxes.map((b) => b.getBoundingClientRect());
+    const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const placed = [];
+    boxes.forEach((box, i) => {
+      const lbl = box.querySelector(".lbl");
+      if (!lbl) return;
+      lbl.style.transform = "";
+      const home = lbl.getBoundingClientRect();
+      const [w, h, bw, bh] = [home.width, home.height, rects[i].width, rects[i].height];
+      const down = bh + h + 8, mid = (bh + h) / 2 + 4, side = (bw + w) / 2 + 4;
+      const spots = [[0, 0], [0, down], [-side, mid], [side, mid], [-w - 2, 0], [w + 2, 0], [-w - 2, down],
+        [w + 2, down], [0, -h - 2], [0, down + h + 2], [-side - w - 2, mid], [side + w + 2, mid]];
+      let best = null;
+      for (const [dx, dy] of spots) {
+        const r = new DOMRect(home.x + dx, home.y + dy, w, h);
+        const cut = r.left < area.left || r.right > area.right || r.top < area.top || r.bottom > area.bottom;
+        const cost =
+          (cut ? 8 : 0) + 4 * placed.filter((q) => meets(q, r)).length + rects.filter((q, j) => j !== i && meets(q, r)).length;
+        if (!best || cost < best.cost) best = { dx, dy, cost, r };
+        if (cost === 0) break;
+      }
+      lbl.style.transform = best.dx || best.dy ? `translate(${best.dx}px, ${best.dy}px)` : "";
+      placed.push(best.r);
+    });
+  }
+
   let toastTimer = null;
   function toast(text, isError) {
     const el = document.getElementById("toast");
@@ -175,5 +213,5 @@ const Becher = (() => {
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, faceLabel, surest, photoView, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, faceLabel, surest, photoView, placeLabels, toast, announce, api, follow, swap, describeError, ApiError };
 })();

@@ -73,6 +73,7 @@
       // as read ("D=Q" keeps its printing) until the person changes the die's value
       lbl.textContent = ui.entry[slot] === Number(box.dataset.value) ? box.dataset.read : faceName(ui.entry[slot]);
     });
+    Becher.placeLabels(document.getElementById("photo-wrap"));
   }
 
   function put(value) {
@@ -199,6 +200,7 @@
     const [w, h] = ui.size || [1, 1];
     const place = Becher.photoView(wrap, dice, w, h, ui.wholePhoto || !dice.length);
     ui.boxes.forEach((b) => Object.assign(b.style, place(dice[Number(b.dataset.index)].box)));
+    Becher.placeLabels(wrap);
     toggle.hidden = !dice.length || (!ui.wholePhoto && !wrap.classList.contains("zoomed"));
     toggle.textContent = ui.wholePhoto ? W.zoom_dice : W.whole_photo;
     toggle.setAttribute("aria-pressed", ui.wholePhoto ? "true" : "false");

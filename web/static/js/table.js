@@ -43,6 +43,7 @@
       b.appendChild(lbl);
       wrap.appendChild(b);
     });
+    Becher.placeLabels(wrap);
     figure.querySelector("figcaption").textContent = r.dice.map(Becher.faceLabel).join(" ");
     figure.hidden = false;
   }
