@@ -78,6 +78,9 @@ class Classifier:
         self.temperature = float(meta.get("temperature", "1.0"))
         self.threshold = float(meta.get("threshold", "0.9"))
         self.det_threshold = float(meta.get("det_threshold", "0.25"))
+        # a candidate is a die only when its background probability is at most this (chosen at calibration); a model
+        # calibrated before it read a candidate as background only where background was its likeliest class
+        self.max_background = float(meta.get("max_background", "1.0"))
         # quarter turns averaged per crop; chosen at calibration, a property of the model like its threshold
         self.turns = int(meta.get("turns", "1"))
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None

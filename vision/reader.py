@@ -156,7 +156,7 @@ class DiceReader:
         floor = LARGE_FLOOR if max(img.bgr.shape[:2]) >= LARGE_FRAME else 0.0
         for k in range(len(c)):
             best = int(best_of[k])
-            if best == 6:  # background: not a die
+            if best == 6 or p[k, 6] > self.classifier.max_background:  # background: not a die
                 continue
             conf = float(confs[k])
             if conf < floor:  # in a large frame mostly the table's grain, seen finer than the net was trained on

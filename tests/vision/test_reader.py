@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.vision.drawing import draw_die, scene, table
+from vision.classify import kind_probs
 from vision.detect import Candidates
 from vision.reader import DiceReader, get_reader
 from vision.reading import ImageError
@@ -42,6 +43,18 @@ def test_a_close_up_die_is_one_die_not_its_pips(reader: DiceReader, value: int) 
     img = table(640, 480, seed=value)
     draw_die(img, 320, 240, 300, value, angle=17.0 * value)
     assert [d.face for d in reader.read_array(img, kind="pip").dice] == [str(value)]
+
+
+def test_a_candidate_more_likely_background_than_the_calibrated_cut_is_not_a_die(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    img, _ = scene([1, 2, 3, 4, 5, 6], side=64, seed=3)
+    c = reader.candidates(img)
+    p_bg = kind_probs(reader.classifier.logits(img, c), "pip", reader.classifier.temperature)[:, 6]
+    cut = float(np.median(p_bg))
+    monkeypatch.setattr(reader.classifier, "max_background", cut)
+    kept = reader.read_array(img, kind="pip").dice
+    assert len(kept) == int((p_bg <= cut).sum()) and 0 < len(kept) < len(c)
 
 
 def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
