@@ -117,7 +117,8 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
     conf = p.max(1)
 
     def kept(det_thr: float, max_bg: float) -> np.ndarray:
-        return (scores >= det_thr) & (pred != 6) & (p[:, 6] <= max_bg)
+        keep: np.ndarray = (scores >= det_thr) & (pred != 6) & (p[:, 6] <= max_bg)
+        return keep
 
     def figures(det_thr: float, max_bg: float) -> tuple[float, float, float]:
         keep = kept(det_thr, max_bg)
