@@ -204,3 +204,11 @@ def fit_confidence(face_p: np.ndarray, det_score: np.ndarray, right: np.ndarray,
         hess = (x * (p * (1 - p))[:, None]).T @ x + 1e-3 * np.eye(3)
         w = w - np.linalg.solve(hess, grad)
     return [round(float(v), 5) for v in w]
+
+
+def operating_point(f1: dict[tuple[float, float], float], slack: float = 0.001) -> tuple[float, float]:
+    """The (detector threshold, background cut) to read with, from validation F1 per pair: of the pairs within
+    ``slack`` of the best, the gentlest cut, then the best F1. Dice of designs the training never saw are read less
+    surely, and a tighter cut would drop them first."""
+    best = max(f1.values())
+    return max((k for k, v in f1.items() if v >= best - slack), key=lambda k: (k[1], f1[k]))

@@ -14,6 +14,7 @@ from vision.classify import (
     crop_dice,
     fit_confidence,
     kind_probs,
+    operating_point,
     rank_columns,
     softmax,
     to_input,
@@ -261,3 +262,13 @@ def test_a_model_with_unknown_classes_is_refused() -> None:
     with pytest.raises(ValueError, match="class names"):
         rank_columns([*FACES[::-1], "background"])
     assert rank_columns([*FACES, "background"]) == [[k] for k in range(13)]  # an older model: one column per class
+
+
+def test_the_operating_point_takes_the_gentlest_background_cut_of_those_reading_as_well_as_the_best() -> None:
+    f1 = {(0.4, 0.03): 0.9420, (0.4, 0.1): 0.9415, (0.5, 0.1): 0.9380, (0.4, 1.0): 0.9376, (0.5, 1.0): 0.9370}
+    # 0.1 reads within 0.1 points of the best: kept, as dice of unseen designs are read less surely
+    assert operating_point(f1) == (0.4, 0.1)
+    # a cut that gains more than that is taken
+    assert operating_point(f1 | {(0.4, 0.03): 0.9450}) == (0.4, 0.03)
+    # with no slack: the best, whatever its cut
+    assert operating_point(f1, slack=0.0) == (0.4, 0.03)
