@@ -62,6 +62,7 @@ def test_photo_upload_with_correction_of_one_die(
     expect(boxes).to_have_count(5)
     expect(phone.locator(".photo-wrap .dbox.uncertain")).to_have_count(1)
     expect(phone.locator(".entry-die img")).to_have_count(5)
+    expect(phone.locator(".photo-wrap .dbox.tiny")).to_have_count(0)
     # boxes sit where the dice are: the first box starts at 60/1100 of the photo's width
     left = phone.evaluate("parseFloat(document.querySelector('.dbox').style.left)")
     assert abs(left - 100 * 60 / 1100) < 0.5
@@ -142,6 +143,8 @@ def test_labels_of_touching_small_dice_do_not_cover_each_other(
     phone.set_input_files("#photo-input", str(photo))
     expect(phone.locator(".photo-wrap .dbox")).to_have_count(6)
     phone.wait_for_function(f"({LABEL_OVERLAPS})() === 0")
+    # boxes a few px wide are drawn around their dice, not over them with their border
+    expect(phone.locator(".photo-wrap .dbox.tiny")).to_have_count(6)
     screenshot(phone, "phone-photo-small-dice")
     # the same labels all above their dice, as before they were placed, would overlap
     phone.evaluate("document.querySelectorAll('.photo-wrap .lbl').forEach((l) => { l.style.transform = ''; })")

@@ -76,6 +76,8 @@ const Becher = (() => {
     }
     const area = wrap.getBoundingClientRect();
     const boxes = [...wrap.querySelectorAll(".dbox")];
+    // a die a few px wide would vanish under the box's own border: draw that box around it instead
+    boxes.forEach((b) => b.classList.toggle("tiny", b.getBoundingClientRect().width < 24));
     const rects = boxes.map((b) => b.getBoundingClientRect());
     const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
     const placed = [];
