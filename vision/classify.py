@@ -146,6 +146,13 @@ def kind_probs(logits: np.ndarray, kind: str, temperature: float) -> np.ndarray:
     return p
 
 
+def is_die(p: np.ndarray, max_background: float) -> np.ndarray:
+    """Per row of ``kind_probs``: a die, not background. Background must be neither the likeliest class nor more
+    likely than the calibrated cut; the reader and its calibration both decide by this."""
+    keep: np.ndarray = (p.argmax(axis=1) != 6) & (p[:, 6] <= max_background)
+    return keep
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Over all 13 classes, both kinds and background, uncalibrated: for comparisons within one photo."""
     z = logits - logits.max(axis=1, keepdims=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, kind_probs, softmax
+from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs, softmax
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -154,9 +154,10 @@ class DiceReader:
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
         floor = LARGE_FLOOR if max(img.bgr.shape[:2]) >= LARGE_FRAME else 0.0
+        dice_mask = is_die(p, self.classifier.max_background)
         for k in range(len(c)):
             best = int(best_of[k])
-            if best == 6 or p[k, 6] > self.classifier.max_background:  # background: not a die
+            if not dice_mask[k]:
                 continue
             conf = float(confs[k])
             if conf < floor:  # in a large frame mostly the table's grain, seen finer than the net was trained on

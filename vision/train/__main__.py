@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 import torch
 
-from vision.classify import confidence, fit_confidence, operating_point
+from vision.classify import confidence, fit_confidence, is_die, operating_point
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
@@ -117,7 +117,7 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
     conf = p.max(1)
 
     def kept(det_thr: float, max_bg: float) -> np.ndarray:
-        keep: np.ndarray = (scores >= det_thr) & (pred != 6) & (p[:, 6] <= max_bg)
+        keep: np.ndarray = (scores >= det_thr) & is_die(p, max_bg)
         return keep
 
     def figures(det_thr: float, max_bg: float) -> tuple[float, float, float]:
