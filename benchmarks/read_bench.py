@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import Reading  # noqa: E402
-from vision.train.data import VAL_SYNTH_SEED, is_val  # noqa: E402
+from vision.train.data import FACES, VAL_SYNTH_SEED, load_labels  # noqa: E402
 
 if TYPE_CHECKING:
     from vision.synth import Scene
@@ -102,13 +102,16 @@ class Tally:
 
 
 def test_rows(folder: Path, split: str = "test") -> list[tuple[Path, list[str], str]]:
-    """A set's rows of ``split``: ``test``, or ``val``, the train rows the training holds back by its hash."""
-    with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    """A set's rows of ``split``: ``test`` as labels.csv gives them, or ``val``, the train rows the training holds back
+    by its hash, with the label fixes the training reads (vision/train/label_fixes.csv)."""
     if split == "val":
-        rows = [r for r in rows if r["split"] == "train" and is_val(f"{folder.name}/{r['image']}")]
-    else:
-        rows = [r for r in rows if r["split"] == split]
+        return [
+            (it.image, [FACES[b.cls] for b in it.boxes], it.kind)
+            for it in load_labels(folder)
+            if it.split == "val" and it.image is not None
+        ]
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["split"] == split]
     return [(folder / r["image"], r["values"].split(), r["kind"]) for r in rows]
 
 

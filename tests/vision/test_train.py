@@ -126,3 +126,52 @@ def test_the_detector_draws_photos_by_their_weight() -> None:
         drawn = np.array([ex.pick(rng) for _ in range(4000)])
         assert abs((drawn == 0).mean() - share) < 0.03
         assert set(drawn) == {0, 1, 2, 3}
+
+
+def _labels(folder: Path, split: str) -> Path:
+    folder.mkdir()
+    (folder / "labels.csv").write_text(
+        f'image,split,kind,values,boxes\na.jpg,{split},pip,1 4,"10,10,50,50:1;60,10,100,50:4"\n', encoding="utf-8"
+    )
+    return folder
+
+
+def test_a_label_fix_relabels_that_die_of_a_train_row_only(tmp_path: Path) -> None:
+    from vision.train.data import LabelFix, load_labels
+
+    folder = _labels(tmp_path / "set", "train")
+    fixes = {"set/a.jpg": [LabelFix((10, 10, 50, 50), "1", "3")]}
+    (item,) = load_labels(folder, fixes=fixes)
+    assert [b.cls for b in item.boxes] == [2, 3]
+    (plain,) = load_labels(folder, fixes={})
+    assert [b.cls for b in plain.boxes] == [0, 3]
+
+
+def test_a_label_fix_that_names_no_such_die_or_a_test_row_fails_loudly(tmp_path: Path) -> None:
+    from vision.train.data import LabelFix, load_labels
+
+    folder = _labels(tmp_path / "set", "train")
+    with pytest.raises(ValueError, match="no die"):
+        load_labels(folder, fixes={"set/a.jpg": [LabelFix((10, 10, 50, 50), "2", "3")]})
+    with pytest.raises(ValueError, match="no die"):
+        load_labels(folder, fixes={"set/a.jpg": [LabelFix((11, 10, 50, 50), "1", "3")]})
+    test_folder = _labels(tmp_path / "other", "test")
+    with pytest.raises(ValueError, match="test row"):
+        load_labels(test_folder, fixes={"other/a.jpg": [LabelFix((10, 10, 50, 50), "1", "3")]})
+
+
+def test_the_shipped_label_fixes_match_the_photo_labels() -> None:
+    from vision.train.data import LABEL_FIXES, load_fixes, load_labels, photo_root
+
+    try:
+        root = photo_root()
+    except FileNotFoundError:
+        pytest.skip("../shared/dice-photos is not beside the checkout")
+    fixes = load_fixes(LABEL_FIXES)
+    assert fixes, "label_fixes.csv is empty or missing"
+    sets = {name.split("/", 1)[0] for name in fixes}
+    items = {it.name: it for s in sets for it in load_labels(root / s)}
+    for name, todo in fixes.items():
+        assert items[name].split in ("train", "val")
+        faces = {(b.x0, b.y0, b.x1, b.y1): b.cls + 1 for b in items[name].boxes}
+        assert all(faces[f.box] == int(f.face) for f in todo)

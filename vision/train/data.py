@@ -75,9 +75,53 @@ def parse_boxes(text: str, kind: str) -> tuple[Box, ...]:
     return tuple(out)
 
 
-def load_labels(folder: Path, set_name: str | None = None) -> list[Item]:
-    """Rows of one set's labels.csv; ``train`` rows are split into train and val by a stable hash."""
+LABEL_FIXES = Path(__file__).with_name("label_fixes.csv")
+
+
+@dataclass(frozen=True)
+class LabelFix:
+    box: tuple[float, float, float, float]
+    label: str  # the face labels.csv gives
+    face: str  # the face the die shows, checked by eye
+
+
+def load_fixes(path: Path = LABEL_FIXES) -> dict[str, list[LabelFix]]:
+    """Corrections to the photo sets' labels, by image name (``set/path``): dice whose face was checked by eye."""
+    out: dict[str, list[LabelFix]] = {}
+    if not path.is_file():
+        return out
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            box = tuple(float(v) for v in row["box"].split(","))
+            if len(box) != 4:
+                raise ValueError(f"{path.name}: {row['image']}: a box is x0,y0,x1,y1, not {row['box']!r}.")
+            fix = LabelFix((box[0], box[1], box[2], box[3]), row["label"], row["face"])
+            out.setdefault(f"{row['set']}/{row['image']}", []).append(fix)
+    return out
+
+
+def apply_fixes(item: Item, fixes: list[LabelFix]) -> Item:
+    """The item with its fixed dice relabelled. A fix must name a die of a train row as labels.csv labels it, so a
+    changed labels.csv, or a fix on a test row (which is never to be tuned on), fails loudly."""
+    if item.split == "test":
+        raise ValueError(f"{LABEL_FIXES.name}: {item.name} is a test row; its labels are not to be changed.")
+    boxes = list(item.boxes)
+    for fix in fixes:
+        at = [k for k, b in enumerate(boxes) if np.allclose((b.x0, b.y0, b.x1, b.y1), fix.box, atol=0.51)]
+        if len(at) != 1 or boxes[at[0]].cls != face_class(item.kind, fix.label):
+            raise ValueError(f"{LABEL_FIXES.name}: {item.name} has no die {fix.box} labelled {fix.label}.")
+        b = boxes[at[0]]
+        boxes[at[0]] = Box(b.x0, b.y0, b.x1, b.y1, face_class(item.kind, fix.face))
+    return Item(item.name, item.image, tuple(boxes), item.kind, item.split)
+
+
+def load_labels(
+    folder: Path, set_name: str | None = None, fixes: dict[str, list[LabelFix]] | None = None
+) -> list[Item]:
+    """Rows of one set's labels.csv; ``train`` rows are split into train and val by a stable hash, and carry the
+    corrections of ``label_fixes.csv`` (``fixes``, by default that file)."""
     set_name = set_name or folder.name
+    fixes = load_fixes() if fixes is None else fixes
     items = []
     with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
@@ -85,7 +129,8 @@ def load_labels(folder: Path, set_name: str | None = None) -> list[Item]:
             split = row["split"]
             if split == "train" and is_val(name):
                 split = "val"
-            items.append(Item(name, folder / row["image"], parse_boxes(row["boxes"], row["kind"]), row["kind"], split))
+            item = Item(name, folder / row["image"], parse_boxes(row["boxes"], row["kind"]), row["kind"], split)
+            items.append(apply_fixes(item, fixes[name]) if name in fixes else item)
     return items
 
 
