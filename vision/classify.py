@@ -37,11 +37,15 @@ def rank_columns(class_names: list[str], source: str = "the model") -> list[list
     return columns
 
 
-def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float) -> np.ndarray:
-    """Square crops (n, size, size, 3) of ``context`` x each die's side around its centre."""
+def crop_dice(bgr: np.ndarray, c: Candidates, size: int, context: float, margin: float = 0.0) -> np.ndarray:
+    """Square crops (n, size, size, 3) of ``context`` x each die's side plus ``margin`` px around its centre.
+
+    The margin is for small dice: the detector's error on a centre and a camera's blur are a few pixels whatever the
+    die's size, so a tight crop of a 15 px die can cut its edge off (see the model card, "Crop margin").
+    """
     out = np.empty((len(c), size, size, 3), np.uint8)
     for k, ((cx, cy), side) in enumerate(zip(c.centres, c.sides, strict=True)):
-        s = size / max(float(side) * context, 2.0)
+        s = size / max(float(side) * context + margin, 2.0)
         m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
         interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
         out[k] = cv2.warpAffine(bgr, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
@@ -75,6 +79,7 @@ class Classifier:
         self.columns = rank_columns(self.class_names, path.name)
         self.size = int(meta.get("input_size", "32"))
         self.context = float(meta.get("context", "1.25"))
+        self.margin = float(meta.get("context_px", "0"))  # px added to each crop's side; none before stop 20
         self.temperature = float(meta.get("temperature", "1.0"))
         self.threshold = float(meta.get("threshold", "0.9"))
         self.det_threshold = float(meta.get("det_threshold", "0.25"))
@@ -120,7 +125,7 @@ class Classifier:
         turns = self.turns if turns is None else turns
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
-        x = to_input(crop_dice(bgr, c, self.size, self.context), self.channels)
+        x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
         mean = self._turned(x, range(max(turns, 1)))
         if reread and turns < 4:
             doubt = softmax(self.merge(mean)).max(axis=1) < REREAD_BELOW

@@ -81,6 +81,21 @@ def test_crop_is_centred_on_the_die_and_standardised() -> None:
     assert abs(float(x.mean())) < 1e-4
 
 
+def test_the_crop_margin_shows_a_small_die_whole_and_a_big_one_almost_as_before() -> None:
+    img = np.zeros((400, 400, 3), np.uint8)
+    img[90:110, 90:110] = 255  # a 20 px die
+    img[200:300, 200:300] = 255  # a 100 px die
+    centres = np.array([[100, 100], [250, 250]], np.float32)
+    c = Candidates(centres, np.array([20, 100], np.float32), np.ones(2, np.float32))
+    tight, loose = crop_dice(img, c, 64, 1.2), crop_dice(img, c, 64, 1.2, margin=8.0)
+    white = [(crops[:, :, :, 0] > 127).mean(axis=(1, 2)) for crops in (tight, loose)]
+    # the die's share of the crop: (20 / 24)^2 tight, (20 / 32)^2 with 8 px more; (100 / 120)^2 against (100 / 128)^2
+    assert white[0][0] == pytest.approx((20 / 24) ** 2, abs=0.03)
+    assert white[1][0] == pytest.approx((20 / 32) ** 2, abs=0.03)
+    assert white[0][1] == pytest.approx((100 / 120) ** 2, abs=0.03)
+    assert white[1][1] == pytest.approx((100 / 128) ** 2, abs=0.03)
+
+
 def test_colour_input_keeps_pips_that_grey_loses_and_sums_to_the_grey_input() -> None:
     from vision.classify import GREY
 
@@ -226,7 +241,7 @@ def test_crops_in_doubt_are_read_at_all_four_quarter_turns() -> None:
         lookup[np.ascontiguousarray(np.rot90(x[0], k, axes=(1, 2))).tobytes()] = sure
         lookup[np.ascontiguousarray(np.rot90(x[1], k, axes=(1, 2))).tobytes()] = doubt_low if k < 2 else doubt_high
     clf = Classifier.__new__(Classifier)
-    clf.size, clf.context, clf.turns, clf.input, clf.channels = 32, 1.2, 2, "crops", 1
+    clf.size, clf.context, clf.margin, clf.turns, clf.input, clf.channels = 32, 1.2, 0.0, 2, "crops", 1
     clf.columns = rank_columns([*FACES, "background"])
     clf.sess = _TableSession(lookup)  # type: ignore[assignment]
     out = clf.logits(img, c)

@@ -321,6 +321,7 @@ def main() -> None:
                 "class_names": json.dumps(CLASS_NAMES),
                 "input_size": cls_train.CROP,
                 "context": cls_train.CONTEXT,
+                "context_px": cls_train.CONTEXT_PX,
                 "input": f"{'BGR' if colour else 'grey'} crops standardised by their grey level, N x C x S x S",
                 "seed": args.seed,
             },

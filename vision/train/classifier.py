@@ -26,6 +26,9 @@ from vision.train.models import Classifier
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
 CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
+# px the reader adds to a crop's side (metadata ``context_px``); training crops are drawn at -30..+35 % of the crop's
+# scale, which covers it for dice of 16 px and more
+CONTEXT_PX = 8.0
 PATCH_DIE = 48  # die side inside a stored patch
 PATCH = 160
 
