@@ -218,6 +218,17 @@ def fit_confidence(face_p: np.ndarray, det_score: np.ndarray, right: np.ndarray,
     return [round(float(v), 5) for v in w]
 
 
+def keep_fit(fit_precision: float, plain_precision: float, slack: float = 0.005) -> bool:
+    """Whether the confidence is the fit with the detector's score (else the face probability alone), from the
+    precision of the dice each leaves unflagged on validation.
+
+    The fit is taken unless it flags worse by more than ``slack``: its mean confidence is the share read right, so it
+    means what it says, which the face probability need not (0.956 for 0.935 right, with the stop-20 crop margin), and
+    it carries the detector's doubt about a spot that a large frame's confidence floor relies on.
+    """
+    return fit_precision >= plain_precision - slack
+
+
 def operating_point(f1: dict[tuple[float, float], float], slack: float = 0.001) -> tuple[float, float]:
     """The (detector threshold, background cut) to read with, from validation F1 per pair: of the pairs within
     ``slack`` of the best, the gentlest cut, then the best F1. Dice of designs the training never saw are read less

@@ -13,6 +13,7 @@ from vision.classify import (
     confidence,
     crop_dice,
     fit_confidence,
+    keep_fit,
     kind_probs,
     operating_point,
     rank_columns,
@@ -287,3 +288,9 @@ def test_the_operating_point_takes_the_gentlest_background_cut_of_those_reading_
     assert operating_point(f1 | {(0.4, 0.03): 0.9450}) == (0.4, 0.03)
     # with no slack: the best, whatever its cut
     assert operating_point(f1, slack=0.0) == (0.4, 0.03)
+
+
+def test_the_confidence_fit_is_kept_unless_it_flags_clearly_worse() -> None:
+    assert keep_fit(0.9537, 0.9551)  # 0.14 points worse: noise, and the fit means what it says
+    assert keep_fit(0.9600, 0.9551)
+    assert not keep_fit(0.9400, 0.9551)

@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 import torch
 
-from vision.classify import confidence, fit_confidence, is_die, operating_point
+from vision.classify import confidence, fit_confidence, is_die, keep_fit, operating_point
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
@@ -163,9 +163,7 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
     model: list[float] | None = fit_confidence(face_p, det_s, right) if len(right) > 20 else None
     plain = flag_threshold(face_p)
     mixed = flag_threshold(confidence(face_p, det_s, model)) if model else plain
-    # the fit unless it flags worse: its mean confidence is the share read right, which the plain probability's need
-    # not be
-    if model is None or mixed[2] < plain[2]:
+    if model is None or not keep_fit(mixed[2], plain[2]):
         model, (threshold, flagged, unflagged_precision) = None, plain
     else:
         threshold, flagged, unflagged_precision = mixed
