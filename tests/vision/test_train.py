@@ -58,6 +58,7 @@ def test_side_faces_of_tilted_renders_are_taught_as_background() -> None:
     samples = [s for s in synth_samples(6, "poker", seed0=10_001) if s.side_spots is not None and len(s.side_spots)]
     assert samples, "six scenes hold some tilted dice"
     s = samples[0]
+    assert s.side_spots is not None
     patches = patches_from([s], np.random.default_rng(0), neg_per_image=0)
     assert sum(p.cls == BACKGROUND for p in patches) >= len(s.side_spots)
     x, y, _side = s.side_spots[0]
@@ -175,3 +176,26 @@ def test_the_shipped_label_fixes_match_the_photo_labels() -> None:
         assert items[name].split in ("train", "val")
         faces = {(b.x0, b.y0, b.x1, b.y1): b.cls + 1 for b in items[name].boxes}
         assert all(faces[f.box] == int(f.face) for f in todo)
+
+
+def test_training_crops_a_die_with_the_margin_the_reader_adds_at_its_size() -> None:
+    pytest.importorskip("torch")
+    import cv2
+
+    from vision.classify import Classifier, crop_dice
+    from vision.detect import Candidates
+    from vision.train.classifier import CONTEXT, CONTEXT_PX, Patch, make_crop, patch_at
+
+    meta = Classifier(MODELS / "dice-faces.onnx")
+    assert (meta.context, meta.margin) == (CONTEXT, CONTEXT_PX)  # the bundled model reads as it is trained
+    noise = np.random.default_rng(3).integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    img = cv2.resize(noise, (800, 600), interpolation=cv2.INTER_CUBIC)  # smooth, but different everywhere
+    for side in (20.0, 100.0):
+        c = Candidates(np.array([[400, 300]], np.float32), np.array([side], np.float32), np.ones(1, np.float32))
+        read = crop_dice(img, c, meta.size, CONTEXT, CONTEXT_PX)[0].astype(np.float32)
+        bare = crop_dice(img, c, meta.size, CONTEXT)[0].astype(np.float32)
+        taught = make_crop(Patch(patch_at(img, 400, 300, side), 0, 1.0, side), np.random.default_rng(0), train=False)
+        off = float(np.abs(taught.astype(np.float32) - read).mean())
+        assert off < 4.0, (side, off)
+        if side == 20.0:  # at 20 px the margin widens the crop by 1.6 / 1.2: a different picture
+            assert float(np.abs(bare - read).mean()) > 4 * off

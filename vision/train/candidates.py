@@ -85,7 +85,7 @@ def detector_patches(
         _load_detector(path)
         found = [_candidates(s) for s in train]
     return [
-        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, source_weight(s, photo_weight))
+        cls_train.Patch(cls_train.patch_at(s.img, cx, cy, side), lab, source_weight(s, photo_weight), side)
         for s, cands in zip(train, found, strict=True)
         for cx, cy, side, lab in cands
     ]

@@ -26,8 +26,8 @@ from vision.train.models import Classifier
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
 CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
-# px the reader adds to a crop's side (metadata ``context_px``); training crops are drawn at -30..+35 % of the crop's
-# scale, which covers it for dice of 16 px and more
+# px the reader adds to a crop's side (metadata ``context_px``); training crops add it too, at each die's own size in
+# its image, so a 20 px die is learnt at 1.6 x its side as it is read
 CONTEXT_PX = 8.0
 PATCH_DIE = 48  # die side inside a stored patch
 PATCH = 160
@@ -38,6 +38,7 @@ class Patch:
     img: np.ndarray  # PATCH x PATCH BGR, the die (or background spot) centred with side PATCH_DIE
     cls: int
     weight: float
+    side: float = PATCH_DIE  # the die's side in its own image (px): sets the crop margin
 
 
 def patch_at(img: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
@@ -53,16 +54,16 @@ def patches_from(
         k = source_weight(s, photo_weight)
         h, w = s.img.shape[:2]
         for (cx, cy), side, c in zip(s.centres, s.sides, s.taught, strict=True):
-            out.append(Patch(patch_at(s.img, cx, cy, side), int(c), k))
+            out.append(Patch(patch_at(s.img, cx, cy, side), int(c), k, side))
             # half off a die: a second peak on one die, or the gap between two touching dice
             a = rng.uniform(0, 2 * math.pi)
             d = rng.uniform(0.6, 1.0) * side
             x, y = cx + d * math.cos(a), cy + d * math.sin(a)
             if (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) > 0.5).all():
-                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k))
+                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k, side))
         if s.side_spots is not None:  # a side face under a tilted camera: a face, but not the one on top
             for x, y, side in s.side_spots:
-                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k))
+                out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, 0.5 * k, side))
         med = float(np.median(s.sides)) if len(s.sides) else max(h, w) / 12
         found = 0
         for _ in range(neg_per_image * 4):
@@ -72,16 +73,22 @@ def patches_from(
             if len(s.centres) and (np.hypot(*(s.centres - (x, y)).T) / np.maximum(s.sides, 1) < 1.1).any():
                 continue
             side = med * math.exp(rng.uniform(-0.4, 0.4))
-            out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, k))
+            out.append(Patch(patch_at(s.img, x, y, side), BACKGROUND, k, side))
             found += 1
     return out
 
 
+def crop_context(side: float) -> float:
+    """Crop side / die side as the reader crops a die of ``side`` px: 1.2 plus the margin, capped by the patch."""
+    return min(CONTEXT + CONTEXT_PX / max(side, 2.0), 0.9 * PATCH / PATCH_DIE / math.exp(0.35))
+
+
 def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndarray:
     c = PATCH / 2
+    context = crop_context(p.side)
     if train:
         # the detector's side is off by -35..+30 % on one die in five: the classifier must read such crops too
-        scale = CROP / (CONTEXT * PATCH_DIE * math.exp(rng.uniform(-0.3, 0.35)))
+        scale = CROP / (context * PATCH_DIE * math.exp(rng.uniform(-0.3, 0.35)))
         c_x, c_y = c + rng.normal(0, 0.09 * PATCH_DIE, 2)
         m = similarity(c_x, c_y, scale, rng.uniform(0, 360), bool(rng.random() < 0.5), CROP)
         if rng.random() < 0.3:
@@ -96,7 +103,7 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
             crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
         crop = colour(crop, rng, invert_p=0.1, motion_px=0.25 * CROP / CONTEXT)
     else:
-        m = similarity(c, c, CROP / (CONTEXT * PATCH_DIE), 0.0, False, CROP)
+        m = similarity(c, c, CROP / (context * PATCH_DIE), 0.0, False, CROP)
         crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return crop
 
@@ -114,6 +121,7 @@ class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
             self.imgs[k] = p.img
             p.img = self.imgs[k]  # a view: each own copy goes at once, so the crops are held once (8 GB at 100k)
         self.labels = np.array([p.cls for p in patches], dtype=np.int64)
+        self.sides = np.array([p.side for p in patches], dtype=np.float32)
         ranks = rank_class(self.labels)
         counts = np.bincount(ranks, minlength=BACKGROUND + 1).astype(np.float64)
         # balance faces: poker faces come only from renders, pip faces mostly from photos; a face's printings share
@@ -131,7 +139,7 @@ class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
         ep, k = divmod(int(item), self.order.shape[1])
         i = int(self.order[ep, k])
         rng = np.random.default_rng((self.seed, ep, k))
-        crop = make_crop(Patch(self.imgs[i], int(self.labels[i]), 1.0), rng)
+        crop = make_crop(Patch(self.imgs[i], int(self.labels[i]), 1.0, float(self.sides[i])), rng)
         return to_input(crop[None], self.channels)[0], int(self.labels[i])
 
 
