@@ -166,10 +166,8 @@ class DiceReader:
         floor = LARGE_FLOOR if max(img.bgr.shape[:2]) >= LARGE_FRAME else 0.0
         dice_mask = is_die(p, self.classifier.max_background) & (confs >= floor)
         dice_mask &= ~smaller_than_the_dice(c.centres, c.sides, confs, dice_mask)
-        for k in range(len(c)):
+        for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
-            if not dice_mask[k]:
-                continue
             conf = float(confs[k])
             cx, cy = c.centres[k] * img.scale
             half = float(c.sides[k]) * img.scale / 2

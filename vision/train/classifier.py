@@ -30,6 +30,8 @@ CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
 # its image, so a 20 px die is learnt at 1.6 x its side as it is read
 CONTEXT_PX = 8.0
 PATCH_DIE = 48  # die side inside a stored patch
+# log of the crop's scale against the detector's side, drawn in training: off by -35..+30 % on one die in five
+SIDE_JITTER = (-0.3, 0.35)
 PATCH = 160
 
 
@@ -38,7 +40,7 @@ class Patch:
     img: np.ndarray  # PATCH x PATCH BGR, the die (or background spot) centred with side PATCH_DIE
     cls: int
     weight: float
-    side: float = PATCH_DIE  # the die's side in its own image (px): sets the crop margin
+    side: float  # the die's side in its own image (px): sets the crop margin
 
 
 def patch_at(img: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
@@ -80,15 +82,15 @@ def patches_from(
 
 def crop_context(side: float) -> float:
     """Crop side / die side as the reader crops a die of ``side`` px: 1.2 plus the margin, capped by the patch."""
-    return min(CONTEXT + CONTEXT_PX / max(side, 2.0), 0.9 * PATCH / PATCH_DIE / math.exp(0.35))
+    return min(CONTEXT + CONTEXT_PX / max(side, 2.0), 0.9 * PATCH / PATCH_DIE / math.exp(SIDE_JITTER[1]))
 
 
 def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndarray:
     c = PATCH / 2
     context = crop_context(p.side)
     if train:
-        # the detector's side is off by -35..+30 % on one die in five: the classifier must read such crops too
-        scale = CROP / (context * PATCH_DIE * math.exp(rng.uniform(-0.3, 0.35)))
+        # the classifier must read the detector's mis-sized crops too
+        scale = CROP / (context * PATCH_DIE * math.exp(rng.uniform(*SIDE_JITTER)))
         c_x, c_y = c + rng.normal(0, 0.09 * PATCH_DIE, 2)
         m = similarity(c_x, c_y, scale, rng.uniform(0, 360), bool(rng.random() < 0.5), CROP)
         if rng.random() < 0.3:

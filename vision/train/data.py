@@ -10,7 +10,7 @@ import csv
 import multiprocessing
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,9 +110,8 @@ def apply_fixes(item: Item, fixes: list[LabelFix]) -> Item:
         at = [k for k, b in enumerate(boxes) if np.allclose((b.x0, b.y0, b.x1, b.y1), fix.box, atol=0.51)]
         if len(at) != 1 or boxes[at[0]].cls != face_class(item.kind, fix.label):
             raise ValueError(f"{LABEL_FIXES.name}: {item.name} has no die {fix.box} labelled {fix.label}.")
-        b = boxes[at[0]]
-        boxes[at[0]] = Box(b.x0, b.y0, b.x1, b.y1, face_class(item.kind, fix.face))
-    return Item(item.name, item.image, tuple(boxes), item.kind, item.split)
+        boxes[at[0]] = replace(boxes[at[0]], cls=face_class(item.kind, fix.face))
+    return replace(item, boxes=tuple(boxes))
 
 
 def load_labels(
