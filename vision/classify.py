@@ -201,7 +201,12 @@ def confidence(face_p: np.ndarray, det_score: np.ndarray, model: list[float] | N
     if model is None:
         return face_p
     z = model[0] + model[1] * _logit(face_p) + model[2] * _logit(det_score)
-    out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    return _sigmoid(z)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """Stable at any z: a fit with steep weights would overflow exp(-z) and warn on every photo."""
+    out: np.ndarray = np.exp(-np.logaddexp(0.0, -z))
     return out
 
 
@@ -211,7 +216,7 @@ def fit_confidence(face_p: np.ndarray, det_score: np.ndarray, right: np.ndarray,
     y = right.astype(np.float64)
     w = np.array([0.0, 1.0, 0.0])
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        p = _sigmoid(x @ w)
         grad = x.T @ (p - y) + 1e-3 * w
         hess = (x * (p * (1 - p))[:, None]).T @ x + 1e-3 * np.eye(3)
         w = w - np.linalg.solve(hess, grad)

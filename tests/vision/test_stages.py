@@ -219,6 +219,13 @@ def test_fitted_confidence_uses_the_detector_score_when_it_tells_right_from_wron
     assert nll(conf) < nll(face_p)
 
 
+def test_confidence_of_a_steep_fit_stays_in_range_without_overflow() -> None:
+    p = np.array([1e-9, 0.5, 1 - 1e-9], np.float32)
+    with np.errstate(over="raise"):
+        conf = confidence(p, p, [0.0, 40.0, 40.0])
+    assert conf[0] == 0.0 and conf[1] == 0.5 and conf[2] > 0.999
+
+
 class _TableSession:
     """Stands in for onnxruntime: logits looked up by the exact crop tensor, and the batch sizes it was asked for."""
 
