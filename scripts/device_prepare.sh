@@ -12,7 +12,7 @@ grep -qx '/shared/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info && ech
 mkdir -p shared/fonts
 rm -rf shared/dice-photos
 cp -r "$src" shared/dice-photos
-.venv/bin/python - <<'EOF'
+"${PYTHON:-.venv/bin/python}" - <<'EOF'
 import shutil
 from pathlib import Path
 
