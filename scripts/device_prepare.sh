@@ -14,17 +14,13 @@ rm -rf shared/dice-photos
 cp -r "$src" shared/dice-photos
 "${PYTHON:-.venv/bin/python}" - <<'EOF'
 import shutil
-from pathlib import Path
 
-from vision.synth.faces import _font_file
-from vision.synth.style import TEST_FONTS, TRAIN_FONTS
+from vision.synth.faces import ttf_fonts
 
-for kind, name in TRAIN_FONTS + TEST_FONTS:
-    if kind == "ttf":
-        path = _font_file(str(name))
-        if path is None:
-            raise SystemExit(f"font {name} missing here: apt-get install fonts-dejavu-core fonts-liberation")
-        shutil.copy(path, Path("shared/fonts") / path.name)
+for name, path in ttf_fonts().items():
+    if path is None:
+        raise SystemExit(f"font {name} missing here: apt-get install fonts-dejavu-core fonts-liberation")
+    shutil.copy(path, f"shared/fonts/{name}")
 EOF
 echo "ready: $(du -sh shared | cut -f1) in shared/ travels with the tree. On the device machine run:"
 echo "  bash scripts/device_train.sh            (the full recipe; extra arguments go to python -m vision.train)"

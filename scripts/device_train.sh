@@ -22,11 +22,10 @@ import sys
 
 import cv2, numpy, onnx, onnxruntime, PIL, torch  # noqa: E401  everything the training imports
 
-from vision.synth.faces import _font_file
-from vision.synth.style import TEST_FONTS, TRAIN_FONTS
+from vision.synth.faces import ttf_fonts
 from vision.train.data import photo_root
 
-missing = [str(n) for k, n in TRAIN_FONTS + TEST_FONTS if k == "ttf" and _font_file(str(n)) is None]
+missing = [name for name, path in ttf_fonts().items() if path is None]
 if missing:
     sys.exit(f"fonts missing (run scripts/device_prepare.sh before the lease): {missing}")
 print("photos", photo_root())

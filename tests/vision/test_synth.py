@@ -312,6 +312,20 @@ def test_letters_still_render_without_the_ttf_fonts(monkeypatch: pytest.MonkeyPa
         clear()
 
 
+def test_the_font_check_names_every_ttf_font_and_finds_none_where_none_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.synth import faces
+
+    names = {str(n) for k, n in style_mod.TRAIN_FONTS + style_mod.TEST_FONTS if k == "ttf"}
+    faces._font_file.cache_clear()
+    monkeypatch.setattr(faces, "FONT_DIRS", ())
+    try:
+        assert faces.ttf_fonts() == dict.fromkeys(names)
+    finally:
+        faces._font_file.cache_clear()
+    found = faces.ttf_fonts()
+    assert all(p is None or p.name == name for name, p in found.items())
+
+
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), tilt=st.floats(0, 30))
 def test_the_labelled_face_is_the_face_drawn_on_top(seed: int, tilt: float) -> None:

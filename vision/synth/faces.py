@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.synth.style import BGR, DieDesign
+from vision.synth.style import BGR, TEST_FONTS, TRAIN_FONTS, DieDesign
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,12 @@ def _font_file(name: str) -> Path | None:
         if p.is_file():
             return p
     return None
+
+
+def ttf_fonts() -> dict[str, Path | None]:
+    """Every TrueType font the designs draw with, and where it is here (None: missing, Pillow's default is drawn
+    instead), so a training machine can be checked before it renders other data than it should."""
+    return {str(name): _font_file(str(name)) for kind, name in TRAIN_FONTS + TEST_FONTS if kind == "ttf"}
 
 
 @functools.lru_cache(maxsize=256)
