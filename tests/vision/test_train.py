@@ -199,3 +199,21 @@ def test_training_crops_a_die_with_the_margin_the_reader_adds_at_its_size() -> N
         assert off < 4.0, (side, off)
         if side == 20.0:  # at 20 px the margin widens the crop by 1.6 / 1.2: a different picture
             assert float(np.abs(bare - read).mean()) > 4 * off
+
+
+def test_a_share_of_training_scenes_is_seen_by_a_steep_camera_and_the_rest_as_before() -> None:
+    from vision.synth import SceneStyle, render_scene
+    from vision.train.data import STEEP_TILT, steep_tilt
+
+    tilts = [steep_tilt(seed, 0.3) for seed in range(1, 1001)]
+    steep = [t for t in tilts if t is not None]
+    assert 0.25 < len(steep) / len(tilts) < 0.35
+    assert all(STEEP_TILT[0] <= t <= STEEP_TILT[1] for t in steep) and max(steep) - min(steep) > 25
+    assert all(steep_tilt(seed, 0.0) is None for seed in range(1, 1001))  # the default: the scenes' own tilt
+    first_steep = 1 + next(k for k, t in enumerate(tilts) if t is not None)
+    first_own = 1 + next(k for k, t in enumerate(tilts) if t is None)
+    for seed in (first_steep, first_own):
+        sample = synth_samples(1, "pip", seed0=seed, steep=0.3)[0]
+        tilt = steep_tilt(seed, 0.3)
+        want = render_scene(seed, kind="pip", style=None if tilt is None else SceneStyle(tilt_deg=tilt))
+        assert np.array_equal(sample.img, want.image)

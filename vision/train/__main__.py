@@ -214,6 +214,12 @@ def main() -> None:
         default=1.0,
         help="how much more often the detector draws a photo than a render",
     )
+    ap.add_argument(
+        "--steep",
+        type=float,
+        default=0.0,
+        help="share of training renders seen by a steep camera (30-60 degrees; validation renders keep their own)",
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -248,7 +254,7 @@ def main() -> None:
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2
         if not args.calibrate_only:  # calibration reads the validation scenes only
-            train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs)
+            train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs, steep=args.steep)
         val += synth_samples(
             max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"), jobs=jobs
         )

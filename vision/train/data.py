@@ -206,11 +206,27 @@ def to_sample(item: Item, img: np.ndarray | None = None) -> Sample:
     return Sample(item.name, img, centres, die_sides(item), classes, item.kind)
 
 
-def _synth_one(job: tuple[int, str, str]) -> Sample:
-    from vision.synth import render_scene
+# A steep camera (30-60 degrees from straight down) foreshortens the top face until a side face looks as frontal as
+# it: the scenes' own tilt, 0-42 degrees with little mass near 40, left the reader weak there (model card, "Steep
+# cameras"). Training can draw a share of its scenes that steep; validation scenes stay as they were.
+STEEP_TILT = (30.0, 60.0)
 
-    seed, kind, split = job
-    sc = render_scene(seed, kind=kind, split=split)
+
+def steep_tilt(seed: int, share: float) -> float | None:
+    """The camera tilt of a steep training scene, or None for the scene's own; depends on the seed alone."""
+    u = zlib.crc32(f"steep/{seed}".encode()) / 2**32
+    if u >= share:
+        return None
+    return STEEP_TILT[0] + (STEEP_TILT[1] - STEEP_TILT[0]) * u / share
+
+
+def _synth_one(job: tuple[int, str, str, float]) -> Sample:
+    from vision.synth import SceneStyle, render_scene
+
+    seed, kind, split, steep = job
+    tilt = steep_tilt(seed, steep)
+    style = SceneStyle() if tilt is None else SceneStyle(tilt_deg=tilt)
+    sc = render_scene(seed, kind=kind, split=split, style=style)
     boxes = []
     for d in sc.dice:
         # centre on the top face (what the classifier must read); side of the whole die, as the photo labels
@@ -240,16 +256,19 @@ def side_spots(dice: Sequence[SceneDie], sides: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32).reshape(-1, 3)
 
 
-def synth_samples(n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1) -> list[Sample]:
+def synth_samples(
+    n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1, steep: float = 0.0
+) -> list[Sample]:
     """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available.
 
-    Each scene depends on its seed alone, so ``jobs`` processes render the same scenes as one.
+    Each scene depends on its seed alone, so ``jobs`` processes render the same scenes as one. ``steep``: the share of
+    scenes seen by a steep camera (``STEEP_TILT``).
     """
     try:
         import vision.synth  # noqa: F401
     except ImportError:
         return []
-    todo = [(seed0 + i, kind, split) for i in range(n)]
+    todo = [(seed0 + i, kind, split, steep) for i in range(n)]
     if jobs > 1 and n > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             return pool.map(_synth_one, todo, chunksize=4)
