@@ -432,3 +432,14 @@ def test_dots_print_strokes_and_tartan_are_train_tables_only() -> None:
     assert {"dots", "newsprint", "strokes", "tartan"} <= set(TRAIN_BACKGROUNDS)
     assert not {"dots", "newsprint", "strokes", "tartan"} & set(TEST_BACKGROUNDS)
     assert tables_mod._HERSHEY and not {("hershey", f) for f in tables_mod._HERSHEY} & set(style_mod.TEST_FONTS)
+
+
+def test_a_steep_camera_with_a_wide_lens_still_looks_at_the_table_in_every_corner() -> None:
+    # 60 degrees of tilt and a 78 degree lens would put the horizon in a corner: the lens is narrowed instead
+    s = render_scene(5, n_dice=3, size=(320, 240), style=SceneStyle(tilt_deg=60.0, fov_deg=78.0))
+    assert s.style.fov_deg is not None and s.style.fov_deg < 50
+    assert len(s.dice) == 3 and s.image.std() > 5
+    # the scenes' own tilts (up to 42 degrees) keep the lens they were given
+    assert (
+        render_scene(5, n_dice=3, size=(320, 240), style=SceneStyle(tilt_deg=42.0, fov_deg=78.0)).style.fov_deg == 78.0
+    )

@@ -120,6 +120,9 @@ def _rot(yaw: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+# the steepest ray through an image corner, degrees from straight down; scenes tilted up to 42 degrees never reach it
+CORNER_RAY_MAX = 88.0
+
 # Faces as (normal, corner offsets TL, TR, BR, BL) in the die frame, die centre at origin, side 1.
 _H = 0.5
 _FACES = {
@@ -462,6 +465,12 @@ def prepare(
         if design.kind != kind:
             raise ValueError(f"a {design.kind} design in a {kind} scene.")
     focal = W / 2 / math.tan(math.radians(st.fov_deg) / 2)
+    half_diagonal = math.hypot(W, H) / 2
+    if math.degrees(math.atan(half_diagonal / focal)) + st.tilt_deg > CORNER_RAY_MAX:
+        # a steep camera with a wide lens would see the horizon in a corner (after the roll, any corner): narrow the
+        # lens until every corner still looks down at the table
+        focal = half_diagonal / math.tan(math.radians(CORNER_RAY_MAX - st.tilt_deg))
+        st = replace(st, fov_deg=math.degrees(2 * math.atan(W / 2 / focal)))
     roll = float(rng.uniform(-math.pi, math.pi))
     die_px = st.die_px
     cam = Camera(W, H, focal, math.radians(st.tilt_deg), roll, focal / die_px + _H)
