@@ -68,10 +68,10 @@ def read_cell(reader: DiceReader, cell: Cell, kind: str, scenes: int, seed0: int
     style = SceneStyle(die_px=cell.die_px, tilt_deg=cell.tilt)
     for i in range(scenes):
         sc = render_scene(seed0 + i, kind=kind, n_dice=cell.n, size=cell.size, split=split, style=style)
-        data, faces, _kind = scene_row(sc, kind)
+        data, faces, _kind, spots = scene_row(sc, kind)
         t0 = time.perf_counter()
         reading = reader.read_bytes(data)
-        tally.add(faces, reading, kind, (time.perf_counter() - t0) * 1000)
+        tally.add(faces, reading, kind, (time.perf_counter() - t0) * 1000, spots)
         px.extend(d.px for d in sc.dice)
     return line(tally, px)
 
