@@ -465,15 +465,15 @@ def prepare(
         if design.kind != kind:
             raise ValueError(f"a {design.kind} design in a {kind} scene.")
     focal = W / 2 / math.tan(math.radians(st.fov_deg) / 2)
+    tilt_deg, die_px = st.tilt_deg, st.die_px
     half_diagonal = math.hypot(W, H) / 2
-    if math.degrees(math.atan(half_diagonal / focal)) + st.tilt_deg > CORNER_RAY_MAX:
+    if math.degrees(math.atan(half_diagonal / focal)) + tilt_deg > CORNER_RAY_MAX:
         # a steep camera with a wide lens would see the horizon in a corner (after the roll, any corner): narrow the
         # lens until every corner still looks down at the table
-        focal = half_diagonal / math.tan(math.radians(CORNER_RAY_MAX - st.tilt_deg))
+        focal = half_diagonal / math.tan(math.radians(CORNER_RAY_MAX - tilt_deg))
         st = replace(st, fov_deg=math.degrees(2 * math.atan(W / 2 / focal)))
     roll = float(rng.uniform(-math.pi, math.pi))
-    die_px = st.die_px
-    cam = Camera(W, H, focal, math.radians(st.tilt_deg), roll, focal / die_px + _H)
+    cam = Camera(W, H, focal, math.radians(tilt_deg), roll, focal / die_px + _H)
     table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors) and not centre_die)
     placed = None
     if centre_die:
