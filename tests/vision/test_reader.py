@@ -147,6 +147,21 @@ def test_without_the_finer_look_those_dice_are_lost(
     assert len(reader.read_bytes(phone_photo, kind="pip").dice) < 4
 
 
+def test_a_cluster_of_tiny_dice_in_a_large_photo_is_read_as_its_dice(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seven dice of 30 px, two rows, in a 12 MP photo: at twice the scale they pass for one big die; at three times
+    # they are seven
+    img = table(4000, 3000, seed=0)
+    values = [1, 6, 5, 4, 3, 2, 1]
+    for i, value in enumerate(values):
+        draw_die(img, 1600 + 76 * (i % 4), 1300 + 76 * (i // 4), 30, value, angle=13.0 * value)
+    photo = bytes(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+    assert sorted(d.face for d in reader.read_bytes(photo, kind="pip").dice) == sorted(map(str, values))
+    monkeypatch.setattr("vision.reader.FINER_ALWAYS", False)
+    assert len(reader.read_bytes(photo, kind="pip").dice) < 2  # what the finer look alone made of it
+
+
 def test_only_a_large_frame_of_small_dice_is_looked_at_finer(reader: DiceReader) -> None:
     small_frame, _ = scene([1, 4], side=20, seed=6)
     assert not reader.needs_finer_look(small_frame, reader.detector.detect(small_frame))
