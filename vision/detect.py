@@ -88,21 +88,22 @@ class Detector:
         small: float = 30.0,
         long_side: int | None = None,
         first: Candidates | None = None,
-        always: bool = False,
+        few: int = 0,
     ) -> Candidates:
         """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
 
         The net reads dice best at 20-60 input pixels; a second look costs 2.25 x the first, so it is only taken when
         the first one says the dice are small. The trigger and factor were chosen on the train rows (rune55-small-far
         recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
-        finer look for a large frame doubles it); ``first`` is that look when the caller has it already. ``always``:
-        take the second look whatever the first found (the reader's finer look, where a cluster of tiny dice can pass
-        for one big die).
+        finer look for a large frame doubles it); ``first`` is that look when the caller has it already. ``few``: also
+        look again when the first look found at most this many dice, big or none (the reader's finer look, where a
+        cluster of tiny dice can pass for one or a few big dice).
         """
         base = long_side or self.long_side
         c = first if first is not None else self.detect(bgr, threshold, base)
         f = base / max(bgr.shape[:2])
-        if not always and (len(c) == 0 or float(np.median(c.sides)) * f >= small):
+        small_dice = len(c) > 0 and float(np.median(c.sides)) * f < small
+        if not small_dice and not (few and len(c) <= few):
             return c
         fine = self.detect(bgr, threshold, round(base * 1.5))
         return fine if len(fine) >= len(c) else c

@@ -25,7 +25,10 @@ LARGE_FRAME = (
 )
 FINER_BELOW = 30.0  # median side at the normal scale, input px, under which a large frame is looked at again finer
 FINER_FACTOR = 2  # the finer look's scale against the normal one
-FINER_ALWAYS = True  # the finer look is followed by one at 1.5 x its scale, kept when it finds at least as many dice
+# A finer look that found this many dice or fewer is followed by one at 1.5 x its scale (kept when it finds at least
+# as many dice): a cluster of tiny dice can pass for one or a few big ones at twice the scale, not at three times. A
+# photo of more dice is not a cluster taken for a die, and spares the pass (model card, "Clusters of small dice")
+FINER_FEW = 5
 LARGE_FLOOR = 0.35  # confidence under which a candidate of a large frame is dropped, not reported as a flagged die
 BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may be one the normal look split
 # Dice of one throw are one size, give or take the camera's tilt: a candidate under 0.6 x the median side of the three
@@ -73,7 +76,7 @@ class DiceReader:
         first = self.detector.detect(bgr, threshold, side)
         if self.needs_finer_look(bgr, first):
             side *= FINER_FACTOR
-            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, always=FINER_ALWAYS)
+            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, few=FINER_FEW)
         else:
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first)
         c = self.coarse_look(bgr, found, side, seen={self.detector.long_side: first})

@@ -158,7 +158,7 @@ def test_a_cluster_of_tiny_dice_in_a_large_photo_is_read_as_its_dice(
         draw_die(img, 1600 + 76 * (i % 4), 1300 + 76 * (i // 4), 30, value, angle=13.0 * value)
     photo = bytes(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
     assert sorted(d.face for d in reader.read_bytes(photo, kind="pip").dice) == sorted(map(str, values))
-    monkeypatch.setattr("vision.reader.FINER_ALWAYS", False)
+    monkeypatch.setattr("vision.reader.FINER_FEW", 0)
     assert len(reader.read_bytes(photo, kind="pip").dice) < 2  # what the finer look alone made of it
 
 
