@@ -136,10 +136,10 @@ class Tally:
         }
 
 
-def test_rows(folder: Path, split: str = "test") -> list[tuple[Path, list[str], str, list[Spot]]]:
-    """A set's rows of ``split``: ``test`` as labels.csv gives them, or ``val``, the train rows the training holds back
-    by its hash, with the label fixes the training reads (vision/train/label_fixes.csv). The sides are the training's:
-    a webcam-white-dice box hugs the pip pattern and is scaled to the face."""
+def test_rows(folder: Path, split: str = "test") -> list[Row]:
+    """A set's rows of ``split`` with their image bytes: ``test`` as labels.csv gives them, or ``val``, the train rows
+    the training holds back by its hash, with the label fixes the training reads (vision/train/label_fixes.csv). The
+    sides are the training's: a webcam-white-dice box hugs the pip pattern and is scaled to the face."""
     out = []
     for it in load_labels(folder):
         if it.split != split or it.image is None:
@@ -149,7 +149,7 @@ def test_rows(folder: Path, split: str = "test") -> list[tuple[Path, list[str], 
             ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, float(side), face)
             for b, side, face in zip(it.boxes, die_sides(it), faces, strict=True)
         ]
-        out.append((it.image, faces, it.kind, spots))
+        out.append((it.image.read_bytes(), faces, it.kind, spots))
     return out
 
 
@@ -179,7 +179,7 @@ def val_scene_rows(count: int, kind: str) -> list[Row]:
 def poker_rows(count: int) -> list[Row]:
     folder = ROOT / "data" / "synth-poker-test"
     if (folder / "labels.csv").is_file():
-        return [(p.read_bytes(), faces, kind, spots) for p, faces, kind, spots in test_rows(folder)]
+        return test_rows(folder)
     try:
         from vision.synth import render_scene
     except ImportError:
@@ -278,10 +278,7 @@ def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[
 
 def validation(reader: DiceReader, args: argparse.Namespace) -> int:
     """The figures to choose between models by: never the test rows."""
-    makers = {
-        name: lambda n=name: [(p.read_bytes(), f, k, sp) for p, f, k, sp in test_rows(args.photos / n, "val")]
-        for name in PHOTO_SETS
-    }
+    makers = {name: lambda n=name: test_rows(args.photos / n, "val") for name in PHOTO_SETS}
     makers["synth-poker-val"] = lambda: val_scene_rows(args.poker_scenes, "poker")
     makers["synth-pip-val"] = lambda: val_scene_rows(args.poker_scenes // 2, "pip")
     makers["synth-large-val"] = lambda: large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000)
@@ -331,7 +328,7 @@ def main() -> int:
         if args.sets and name not in args.sets:
             continue
         if (args.photos / name / "labels.csv").is_file():
-            sets[name] = [(p.read_bytes(), f, k, sp) for p, f, k, sp in test_rows(args.photos / name)]
+            sets[name] = test_rows(args.photos / name)
     if not args.sets or "synth-poker-test" in args.sets:
         rows = poker_rows(args.poker_scenes)
         if rows:
