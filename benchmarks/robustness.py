@@ -2,9 +2,10 @@
 
 Reads the validation rows of each photo set (train rows the training holds back; never the test rows) as they are
 and changed the way other cameras and rooms change a photo: overexposed, dark and noisy, a warm white balance, a
-motion streak, out of focus, hard JPEG, a shadow over half the table, low contrast. Prints the die F1 per set and
-change (faces matched per image as multisets, as read_bench does), so two models can be compared on what a new
-table will do to them. ``--rows train`` reads the train rows as well: more dice, but ones the models have seen.
+motion streak, out of focus, hard JPEG, a shadow over half the table, low contrast; and resized to another aspect, as
+labelling tools export phone photos to 640x640 (squeezed or stretched by 4:3 along one axis). Prints the die F1 per
+set and change (faces matched per image as multisets, as read_bench does), so two models can be compared on what a
+new table will do to them. ``--rows train`` reads the train rows as well: more dice, but ones the models have seen.
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ def _low_contrast(img: np.ndarray) -> np.ndarray:
     return np.clip((f - f.mean()) * 0.45 + f.mean(), 0, 255).astype(np.uint8)
 
 
+def _stretched(fx: float, fy: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A photo resized to another aspect, as labelling tools export phone photos to 640x640: dice become oblongs."""
+
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        return np.asarray(cv2.resize(img, (round(w * fx), round(h * fy)), interpolation=cv2.INTER_AREA))
+
+    return change
+
+
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "as taken": lambda img: img,
     "overexposed x1.5+20": _overexposed,
@@ -76,6 +87,10 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "JPEG quality 20": _jpeg,
     "shadow over half": _shadow,
     "low contrast x0.45": _low_contrast,
+    "squeezed across x0.75": _stretched(0.75, 1.0),
+    "squeezed down x0.75": _stretched(1.0, 0.75),
+    "stretched across x1.33": _stretched(4 / 3, 1.0),
+    "stretched down x1.33": _stretched(1.0, 4 / 3),
 }
 
 
