@@ -82,6 +82,33 @@ def test_motion_blur_draws_a_point_out_into_a_streak_of_its_length_and_angle() -
     assert np.corrcoef(diagonal[:, 0], diagonal[:, 1])[0, 1] > 0.9
 
 
+def test_a_stretched_training_item_turns_a_square_die_into_an_oblong_of_the_same_area(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import cv2
+
+    from vision.train import augment
+    from vision.train.augment import STRETCH_MAX, similarity, stretch_aspect
+
+    assert {stretch_aspect(np.random.default_rng(k)) for k in range(200)} == {1.0}  # off unless --stretch asks
+    monkeypatch.setattr(augment, "STRETCH_P", 0.3)
+
+    img = np.zeros((200, 200), np.uint8)
+    img[80:120, 80:120] = 255  # a 40 px die, centre (100, 100)
+    for aspect in (1.0, 4 / 3, 0.75):
+        m = similarity(100.0, 100.0, 1.0, 0.0, False, 200, aspect)
+        ys, xs = np.nonzero(cv2.warpAffine(img, m, (200, 200)) > 127)
+        w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+        assert abs(w / h - aspect) < 0.06  # wider by the ratio asked
+        assert abs(w * h - 1600) < 120  # the same area, so the side the detector learns stays 40 px
+        assert abs(xs.mean() - 100) < 1 and abs(ys.mean() - 100) < 1  # still at the centre
+    draws = np.array([stretch_aspect(np.random.default_rng(k)) for k in range(2000)])
+    stretched = draws[draws != 1.0]
+    assert 0.2 < len(stretched) / len(draws) < 0.4  # a share of the items, not all
+    assert stretched.min() >= 1 / STRETCH_MAX and stretched.max() <= STRETCH_MAX
+    assert (stretched > 4 / 3).any() and (stretched < 3 / 4).any()  # both ways, as far as a 4:3 photo to a square
+
+
 def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
     torch = pytest.importorskip("torch")
     from vision.detect import Detector

@@ -24,6 +24,7 @@ import torch
 
 from vision.classify import confidence, fit_confidence, is_die, keep_fit, operating_point
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
+from vision.train import augment
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
 from vision.train.candidates import detector_patches, match
@@ -220,6 +221,12 @@ def main() -> None:
         default=0.0,
         help="share of training renders seen by a steep camera (30-60 degrees; validation renders keep their own)",
     )
+    ap.add_argument(
+        "--stretch",
+        type=float,
+        default=0.0,
+        help="share of training items stretched to another aspect (up to 1.4:1), as a 4:3 photo exported to a square",
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -236,6 +243,7 @@ def main() -> None:
     ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     args = ap.parse_args()
+    augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device

@@ -20,7 +20,7 @@ from torch.nn import functional as F
 
 from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
-from vision.train.augment import colour, perspective_jitter, similarity
+from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
 
@@ -92,7 +92,7 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
         # the classifier must read the detector's mis-sized crops too
         scale = CROP / (context * PATCH_DIE * math.exp(rng.uniform(*SIDE_JITTER)))
         c_x, c_y = c + rng.normal(0, 0.09 * PATCH_DIE, 2)
-        m = similarity(c_x, c_y, scale, rng.uniform(0, 360), bool(rng.random() < 0.5), CROP)
+        m = similarity(c_x, c_y, scale, rng.uniform(0, 360), bool(rng.random() < 0.5), CROP, stretch_aspect(rng))
         if rng.random() < 0.3:
             crop = cv2.warpPerspective(
                 p.img,

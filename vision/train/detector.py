@@ -16,7 +16,7 @@ from onnx import numpy_helper
 from torch import nn
 from torch.nn import functional as F
 
-from vision.train.augment import colour, perspective_jitter, similarity
+from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import Sample, source_weight
 from vision.train.models import Detector
 
@@ -33,7 +33,7 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
     else:
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     angle = rng.uniform(0, 360) if rng.random() < 0.6 else 90.0 * rng.integers(4)
-    m = similarity(float(cx), float(cy), scale, angle, bool(rng.random() < 0.5), out)
+    m = similarity(float(cx), float(cy), scale, angle, bool(rng.random() < 0.5), out, stretch_aspect(rng))
     border = tuple(int(v) for v in rng.integers(0, 256, 3))
     if rng.random() < 0.3:
         hmat = perspective_jitter(m, out, rng, 0.06)
