@@ -97,7 +97,10 @@ def similarity(
 
 
 def stretch_aspect(rng: np.random.Generator) -> float:
-    """The x / y ratio of one training item: 1 mostly, else log-uniform within STRETCH_MAX either way."""
+    """The x / y ratio of one training item: 1 mostly, else log-uniform within STRETCH_MAX either way. Off, it draws
+    nothing, so a run without ``--stretch`` augments exactly as before the option."""
+    if STRETCH_P <= 0.0:
+        return 1.0
     u = rng.random(2)
     return float(STRETCH_MAX ** (2 * u[1] - 1)) if u[0] < STRETCH_P else 1.0
 
