@@ -12,6 +12,7 @@ to a labelled die of its face by position; then the time for a 12-megapixel JPEG
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import statistics
 import sys
@@ -276,6 +277,21 @@ def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[
     }
 
 
+# the libraries whose versions move the figures: rendered scenes and resized photos differ by a few grey levels from one
+# OpenCV to the next, and that flips a few doubtful dice (model card, "Library versions")
+LIBRARIES = ("numpy", "opencv-python-headless", "onnxruntime", "pillow")
+
+
+def library_versions() -> dict[str, str]:
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
 def validation(reader: DiceReader, args: argparse.Namespace) -> int:
     """The figures to choose between models by: never the test rows."""
     makers = {name: lambda n=name: test_rows(args.photos / n, "val") for name in PHOTO_SETS}
@@ -320,6 +336,11 @@ def main() -> int:
         help="val: for choosing between models, the held-back train rows and rendered validation scenes instead",
     )
     args = ap.parse_args()
+    versions = library_versions()
+    if args.json:
+        print(json.dumps({"libraries": versions}))
+    else:
+        print("libraries: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     if args.split == "val":
         return validation(DiceReader(args.models), args)
     reader = DiceReader(args.models)
