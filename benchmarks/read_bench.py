@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import Reading  # noqa: E402
+from vision.synth.faces import FONT_PACKAGES, missing_fonts  # noqa: E402
 from vision.train.data import FACES, VAL_SYNTH_SEED, die_sides, load_labels  # noqa: E402
 
 if TYPE_CHECKING:
@@ -337,10 +338,17 @@ def main() -> int:
     )
     args = ap.parse_args()
     versions = library_versions()
+    fonts = missing_fonts()
     if args.json:
-        print(json.dumps({"libraries": versions}))
+        print(json.dumps({"libraries": versions, "missing_fonts": fonts}))
     else:
         print("libraries: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    if fonts:
+        print(
+            f"warning: fonts missing ({', '.join(fonts)}): rendered scenes are drawn with Pillow's font and read "
+            f"otherwise than on the dev machine (apt-get install {FONT_PACKAGES})",
+            file=sys.stderr,
+        )
     if args.split == "val":
         return validation(DiceReader(args.models), args)
     reader = DiceReader(args.models)

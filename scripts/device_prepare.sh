@@ -19,7 +19,7 @@ from vision.synth.faces import ttf_fonts
 
 for name, path in ttf_fonts().items():
     if path is None:
-        raise SystemExit(f"font {name} missing here: apt-get install fonts-dejavu-core fonts-liberation")
+        raise SystemExit(f"font {name} missing here: apt-get install fonts-dejavu-core fonts-dejavu-extra fonts-liberation")
     shutil.copy(path, f"shared/fonts/{name}")
 EOF
 echo "ready: $(du -sh shared | cut -f1) in shared/ travels with the tree. On the device machine run:"

@@ -3,12 +3,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Browser tests drive Debian's chromium; install it when missing (needs root and the package registry).
-if ! command -v chromium >/dev/null 2>&1; then
+# Browser tests drive Debian's chromium; the renderer draws poker letters in the DejaVu and Liberation fonts (without
+# them it falls back to Pillow's font and renders other scenes). Install what is missing (root, package registry).
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf ] || need+=(fonts-dejavu-extra)
+[ -f /usr/share/fonts/truetype/liberation/LiberationSansNarrow-Bold.ttf ] || need+=(fonts-liberation)
+if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "chromium is missing: browser tests will be skipped" >&2
+    echo "missing: ${need[*]} (browser tests are skipped without chromium)" >&2
   fi
 fi
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -324,6 +325,21 @@ def test_the_font_check_names_every_ttf_font_and_finds_none_where_none_are(monke
         faces._font_file.cache_clear()
     found = faces.ttf_fonts()
     assert all(p is None or p.name == name for name, p in found.items())
+
+
+def test_missing_fonts_lists_exactly_the_fonts_absent_from_the_font_folders(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from vision.synth import faces
+
+    names = sorted({str(n) for k, n in style_mod.TRAIN_FONTS + style_mod.TEST_FONTS if k == "ttf"})
+    (tmp_path / names[0]).write_bytes(b"")  # found where a font folder holds a file of that name
+    faces._font_file.cache_clear()
+    monkeypatch.setattr(faces, "FONT_DIRS", (tmp_path / "none", tmp_path))
+    try:
+        assert faces.missing_fonts() == names[1:]
+    finally:
+        faces._font_file.cache_clear()
 
 
 @settings(max_examples=10, deadline=None)

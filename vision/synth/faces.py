@@ -52,6 +52,15 @@ def ttf_fonts() -> dict[str, Path | None]:
     return {str(name): _font_file(str(name)) for kind, name in TRAIN_FONTS + TEST_FONTS if kind == "ttf"}
 
 
+def missing_fonts() -> list[str]:
+    """The designs' TrueType fonts this machine lacks. Scenes rendered without them are other scenes (Pillow's font
+    is drawn instead), so rendered benchmark figures and training data are not comparable with the dev machine's."""
+    return sorted(name for name, path in ttf_fonts().items() if path is None)
+
+
+FONT_PACKAGES = "fonts-dejavu-core fonts-dejavu-extra fonts-liberation"  # the Debian packages that hold them
+
+
 @functools.lru_cache(maxsize=256)
 def _pil_font(name: str, px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     path = _font_file(name)

@@ -24,6 +24,7 @@ import torch
 
 from vision.classify import confidence, fit_confidence, is_die, keep_fit, operating_point
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
+from vision.synth.faces import FONT_PACKAGES, missing_fonts
 from vision.train import augment
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
@@ -254,6 +255,12 @@ def main() -> None:
     torch.set_num_threads(2 if device == "cpu" else 4)
     cv2.setNumThreads(1)  # before any fork: a forked OpenCV thread pool can hang the loader and pool processes
     print(f"device {device}, {workers} loader workers, {jobs} processes for rendering", flush=True)
+    if args.synth and (fonts := missing_fonts()):
+        # the run still works, but learns other letters than a machine with the fonts would: say so, loudly
+        warnings.warn(
+            f"fonts missing ({', '.join(fonts)}): renders draw Pillow's font instead (apt-get install {FONT_PACKAGES})",
+            stacklevel=1,
+        )
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     photos = load_photos(("train", "val"))
