@@ -156,6 +156,40 @@ def test_the_detector_draws_photos_by_their_weight() -> None:
         assert set(drawn) == {0, 1, 2, 3}
 
 
+def test_a_rendered_side_face_weighs_more_against_a_detection_only_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import detector
+    from vision.train.data import Sample
+
+    img = np.full((160, 160, 3), 120, np.uint8)
+    die, spot = (80.0, 80.0), (80.0, 106.0)  # a side face just below its die's top face
+    s = Sample("render", img, np.array([die], np.float32), np.array([40.0], np.float32), np.array([0]), "pip",
+               side_spots=np.array([[*spot, 40.0]], np.float32))  # fmt: skip
+
+    def example(weight: float) -> np.ndarray:
+        monkeypatch.setattr(detector, "SIDE_WEIGHT", weight)
+        monkeypatch.setattr(detector, "LONG_SIDE", 160)  # patch scale about 1, so both spots stay in the patch
+        for k in range(50):  # a draw that keeps the die and its side face in the patch
+            _x, t = detector.make_example(s, np.random.default_rng(k), 160)
+            if t[0].max() >= 1.0 and (weight == 1.0 or (t[6] > 1).any()):
+                return t
+        raise AssertionError("no patch held the die")
+
+    plain, weighted = example(1.0), example(6.0)
+    assert (plain[6] == 1.0).all()
+    marked = weighted[6] > 1.0
+    assert set(np.unique(weighted[6])) == {1.0, 6.0} and marked.mean() < 0.05  # a spot, not the patch
+    assert (weighted[0][marked] < 0.1).all()  # never on the die's own centre
+    # a detector that fires on the side face costs more with the weight, and the same where nothing fires
+    pred = torch.full((1, 4, 40, 40), -6.0)
+    t = torch.from_numpy(weighted[None])
+    quiet = detector.loss_fn(pred, t)
+    pred[0, 0][torch.from_numpy(marked)] = 3.0
+    t_plain = t.clone()
+    t_plain[:, 6] = 1.0
+    assert detector.loss_fn(pred, t) > detector.loss_fn(pred, t_plain) > quiet
+
+
 def _labels(folder: Path, split: str) -> Path:
     folder.mkdir()
     (folder / "labels.csv").write_text(

@@ -242,9 +242,16 @@ def main() -> None:
     ap.add_argument("--det-init", type=Path, default=None, help="fine-tune this exported detector instead")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="detector peak learning rate")
     ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
+    ap.add_argument(
+        "--det-side-weight",
+        type=float,
+        default=1.0,
+        help="how much more a detection on a rendered side face costs the detector than one elsewhere (1: as before)",
+    )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     args = ap.parse_args()
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
+    det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device

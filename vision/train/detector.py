@@ -22,6 +22,8 @@ from vision.train.models import Detector
 
 STRIDE = 4
 LONG_SIDE = 416  # inference resizes the image's long side to this
+# how much more a detection on a rendered side face costs than one elsewhere off a die (1: no more; --det-side-weight)
+SIDE_WEIGHT = 1.0
 MOTION_PX = 8.0  # longest motion streak taught, input px: 12 px in a 640 px frame, a third of a webcam's die
 
 
@@ -35,17 +37,26 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
     angle = rng.uniform(0, 360) if rng.random() < 0.6 else 90.0 * rng.integers(4)
     m = similarity(float(cx), float(cy), scale, angle, bool(rng.random() < 0.5), out, stretch_aspect(rng))
     border = tuple(int(v) for v in rng.integers(0, 256, 3))
+    spots = s.side_spots if SIDE_WEIGHT > 1.0 and s.side_spots is not None else np.zeros((0, 3), np.float32)
     if rng.random() < 0.3:
         hmat = perspective_jitter(m, out, rng, 0.06)
         img = cv2.warpPerspective(s.img, hmat, (out, out), flags=cv2.INTER_LINEAR, borderValue=border)
-        pts = cv2.perspectiveTransform(s.centres.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(-1, 2)
+
+        def to_patch(xy: np.ndarray) -> np.ndarray:
+            return cv2.perspectiveTransform(xy.reshape(-1, 1, 2).astype(np.float64), hmat).reshape(-1, 2)
+
+        pts = to_patch(s.centres)
         if len(s.centres):
             j = np.abs(np.linalg.det(hmat[:2, :2]) / np.abs(np.linalg.det(m[:, :2].astype(np.float64)))) ** 0.5
         else:
             j = 1.0
     else:
         img = cv2.warpAffine(s.img, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=border)
-        pts = s.centres @ m[:, :2].T + m[:, 2] if len(s.centres) else np.zeros((0, 2))
+
+        def to_patch(xy: np.ndarray) -> np.ndarray:
+            return xy @ m[:, :2].T + m[:, 2] if len(xy) else np.zeros((0, 2))
+
+        pts = to_patch(s.centres)
         j = 1.0
     img = colour(img, rng, motion_px=MOTION_PX)
     g = out // STRIDE
@@ -66,8 +77,14 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
         target[2, iy, ix], target[3, iy, ix] = cxg - ix, cyg - iy
         mask[1, iy, ix] = 1.0
         target[0, iy, ix] = 1.0
+    neg = np.ones((1, g, g), dtype=np.float32)  # weight of "no die centre here"
+    for (px, py), side in zip(to_patch(spots[:, :2]) if len(spots) else [], spots[:, 2] * scale * j, strict=True):
+        if 0 <= px < out and 0 <= py < out:
+            r = max(1.0, side / STRIDE / 4.0)  # a quarter of the die's side around the side face's middle
+            near = (xx - px / STRIDE) ** 2 + (yy - py / STRIDE) ** 2 <= r * r
+            neg[0][near & (target[0] < 0.1)] = SIDE_WEIGHT
     x = img.astype(np.float32).transpose(2, 0, 1)
-    return x, np.concatenate([target, mask])
+    return x, np.concatenate([target, mask, neg])
 
 
 def loss_fn(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
@@ -75,7 +92,9 @@ def loss_fn(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     p = torch.sigmoid(pred[:, 0]).clamp(1e-4, 1 - 1e-4)
     pos = (heat >= 1.0).float()
     npos = pos.sum().clamp(min=1.0)
-    focal = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - heat) ** 4 * p**2 * torch.log(1 - p)).sum() / npos
+    neg = tgt[:, 6] if tgt.shape[1] > 6 else 1.0
+    focal = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * neg * (1 - heat) ** 4 * p**2 * torch.log(1 - p)).sum()
+    focal = focal / npos
     ms, mo = tgt[:, 4], tgt[:, 5]
     size = (F.smooth_l1_loss(pred[:, 1], tgt[:, 1], reduction="none") * ms).sum() / ms.sum().clamp(min=1.0)
     off = ((pred[:, 2:4] - tgt[:, 2:4]).abs() * mo[:, None]).sum() / mo.sum().clamp(min=1.0)
