@@ -279,7 +279,7 @@ def speed(reader: DiceReader, photo_root: Path, model_dir: Path | None) -> dict[
 
 
 # the libraries whose versions move the figures: rendered scenes and resized photos differ by a few grey levels from one
-# OpenCV to the next, and that flips a few doubtful dice (model card, "Library versions")
+# OpenCV to the next, and that flips a few doubtful dice (model card, "Fonts, library versions", stop 25)
 LIBRARIES = ("numpy", "opencv-python-headless", "onnxruntime", "pillow")
 
 

@@ -15,11 +15,11 @@ cp -r "$src" shared/dice-photos
 "${PYTHON:-.venv/bin/python}" - <<'EOF'
 import shutil
 
-from vision.synth.faces import ttf_fonts
+from vision.synth.faces import FONT_PACKAGES, ttf_fonts
 
 for name, path in ttf_fonts().items():
     if path is None:
-        raise SystemExit(f"font {name} missing here: apt-get install fonts-dejavu-core fonts-dejavu-extra fonts-liberation")
+        raise SystemExit(f"font {name} missing here: apt-get install {FONT_PACKAGES}")
     shutil.copy(path, f"shared/fonts/{name}")
 EOF
 echo "ready: $(du -sh shared | cut -f1) in shared/ travels with the tree. On the device machine run:"
