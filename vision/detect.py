@@ -40,6 +40,18 @@ def session(path: Path) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
+# Every look is fused with one at 2/3 of its scale: the two centre maps averaged (``Detector.detect``). Partners of 0.6,
+# 2/3, 0.75, 0.85 and 1.25 all read better than one look on the validation and the train rows; 2/3 costs least, since
+# the second look at 1.5 x the scale is fused with the first look itself (model card, "Two scales")
+FUSE_SCALE = 2 / 3
+Looks = dict[int, tuple[np.ndarray, float]]  # the net's maps of one image and their scale, by the look's long side
+
+
+def fuse_side(long_side: int) -> int:
+    """The long side of the look fused with one of ``long_side``: 416 -> 277, 624 -> 416, 1248 -> 832."""
+    return max(32, round(long_side * FUSE_SCALE))
+
+
 class Detector:
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
@@ -77,9 +89,38 @@ class Detector:
         c = Candidates(np.stack([cx, cy], 1).astype(np.float32), sides.astype(np.float32), scores.astype(np.float32))
         return suppress(c.select(inside))
 
-    def detect(self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None) -> Candidates:
+    def look(self, bgr: np.ndarray, long_side: int, looks: Looks | None = None) -> tuple[np.ndarray, float]:
+        """The net's maps of the image at one scale and that scale (input px per image px), taken once per ``looks``."""
+        if looks is not None and long_side in looks:
+            return looks[long_side]
         tensor, f = self.preprocess(bgr, long_side)
-        return self.postprocess(self.infer(tensor), f, bgr.shape[:2], threshold)
+        taken = (self.infer(tensor), f)
+        if looks is not None:
+            looks[long_side] = taken
+        return taken
+
+    def detect(
+        self,
+        bgr: np.ndarray,
+        threshold: float = 0.25,
+        long_side: int | None = None,
+        looks: Looks | None = None,
+        fuse: bool = True,
+    ) -> Candidates:
+        """Candidates of one look, its centre logits averaged with a look's at ``FUSE_SCALE`` of its scale.
+
+        One scale alone misses a clear die now and then (a centre at 0.38 where the threshold is 0.40, and 0.5-0.7 at
+        other scales), and takes the odd spot of the table for a die where the other scale does not: two scales agree
+        on dice more than on mistakes. Sides and offsets stay this look's. ``looks``: the maps already taken of this
+        image, shared between calls; ``fuse``: False for one look alone (the reader's large frames).
+        """
+        side = long_side or self.long_side
+        maps, f = self.look(bgr, side, looks)
+        if fuse:
+            other, f2 = self.look(bgr, fuse_side(side), looks)
+            maps = maps.copy()
+            maps[0] = fused_centres(maps, other, f2 / f)
+        return self.postprocess(maps, f, bgr.shape[:2], threshold)
 
     def detect_multiscale(
         self,
@@ -89,6 +130,8 @@ class Detector:
         long_side: int | None = None,
         first: Candidates | None = None,
         few: int = 0,
+        looks: Looks | None = None,
+        fuse: bool = True,
     ) -> Candidates:
         """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
 
@@ -97,16 +140,30 @@ class Detector:
         recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
         finer look for a large frame doubles it); ``first`` is that look when the caller has it already. ``few``: also
         look again when the first look found at most this many dice, big or none (the reader's finer look, where a
-        cluster of tiny dice can pass for one or a few big dice).
+        cluster of tiny dice can pass for one or a few big dice). ``looks``, ``fuse``: as for ``detect``.
         """
         base = long_side or self.long_side
-        c = first if first is not None else self.detect(bgr, threshold, base)
+        c = first if first is not None else self.detect(bgr, threshold, base, looks, fuse)
         f = base / max(bgr.shape[:2])
         small_dice = len(c) > 0 and float(np.median(c.sides)) * f < small
         if not small_dice and not (few and len(c) <= few):
             return c
-        fine = self.detect(bgr, threshold, round(base * 1.5))
+        fine = self.detect(bgr, threshold, round(base * 1.5), looks, fuse)
         return fine if len(fine) >= len(c) else c
+
+
+def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
+    """The centre logits of ``maps`` averaged with ``other``'s, a look at ``k`` times its scale, on its own grid.
+
+    Cell i covers input px [s i, s (i + 1)) of its look, so cell centres line up where j + 1/2 = k (i + 1/2).
+    """
+    h, w = maps.shape[1:]
+    to_other = np.array([[k, 0.0, (k - 1) / 2], [0.0, k, (k - 1) / 2]], np.float32)
+    resampled = cv2.warpAffine(
+        other[0], to_other, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
+    fused: np.ndarray = (maps[0] + resampled) / 2
+    return fused
 
 
 def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:

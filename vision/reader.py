@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs, softmax
 from vision.decode import Decoded, decode
-from vision.detect import Candidates, Detector
+from vision.detect import Candidates, Detector, Looks
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -29,6 +29,9 @@ FINER_FACTOR = 2  # the finer look's scale against the normal one
 # as many dice): a cluster of tiny dice can pass for one or a few big ones at twice the scale, not at three times. A
 # photo of more dice is not a cluster taken for a die, and spares the pass (model card, "Clusters of small dice")
 FINER_FEW = 5
+# The detector threshold of a large frame's single-scale looks: the finer look and its triggers were chosen with it, and
+# at 0.3 (calibrated for fused looks) a row of tiny dice in a 12 MP photo passes for one die showing 3 at the first look
+LARGE_DET_THRESHOLD = 0.4
 LARGE_FLOOR = 0.35  # confidence under which a candidate of a large frame is dropped, not reported as a flagged die
 BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may be one the normal look split
 # Dice of one throw are one size, give or take the camera's tilt: a candidate under 0.6 x the median side of the three
@@ -71,15 +74,22 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        threshold = self.classifier.det_threshold
         side = self.detector.long_side
-        first = self.detector.detect(bgr, threshold, side)
+        looks: Looks = {}  # each scale is looked at once, whichever step asks for it
+        # two scales per look in the frames they were chosen on; in a large frame a cluster of tiny dice seen at the
+        # coarser scale is one die, and its score drags its dice' own under the threshold. A large frame is looked at
+        # as before: one scale, and the detector threshold its looks were tuned with (model card, "Two scales")
+        fuse = max(bgr.shape[:2]) < LARGE_FRAME
+        threshold = self.classifier.det_threshold if fuse else LARGE_DET_THRESHOLD
+        first = self.detector.detect(bgr, threshold, side, looks, fuse)
         if self.needs_finer_look(bgr, first):
             side *= FINER_FACTOR
-            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, few=FINER_FEW)
+            found = self.detector.detect_multiscale(
+                bgr, threshold, long_side=side, few=FINER_FEW, looks=looks, fuse=fuse
+            )
         else:
-            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first)
-        c = self.coarse_look(bgr, found, side, seen={self.detector.long_side: first})
+            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first, looks=looks, fuse=fuse)
+        c = self.coarse_look(bgr, found, side, looks, fuse)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c
@@ -97,24 +107,27 @@ class DiceReader:
         return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
 
     def coarse_look(
-        self, bgr: np.ndarray, base: Candidates, side: int | None = None, seen: dict[int, Candidates] | None = None
+        self,
+        bgr: np.ndarray,
+        base: Candidates,
+        side: int | None = None,
+        looks: Looks | None = None,
+        fuse: bool = True,
     ) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
         At the normal scale each pip of a big die can pass for a small die showing 1. A die found at a coarse scale
         and read as a face (probability over 0.8) replaces such "ones" inside it, if it has at least as many pips, or
         stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
-        not all read as ones, so it replaces nothing. ``seen``: looks already taken, by long side (the finer path's
-        1/2 look is the normal one).
+        not all read as ones, so it replaces nothing. ``looks``: the maps already taken of this image (the finer
+        path's 1/2 look is the normal one); ``fuse``: as for ``Detector.detect``.
         """
         side = side or self.detector.long_side
         f0 = side / max(bgr.shape[:2])
         if len(base) and float(base.sides.max()) * f0 < PIP_AS_DIE:
             return base  # only small dice: no close-up here (and a frame of many small dice is read faster)
         for shrink in (4, 2):
-            coarse = (seen or {}).get(side // shrink)
-            if coarse is None:
-                coarse = self.detector.detect(bgr, self.classifier.det_threshold, side // shrink)
+            coarse = self.detector.detect(bgr, self.classifier.det_threshold, side // shrink, looks, fuse)
             base = self._replace_split_dice(bgr, base, coarse, shrink, side)
         return base
 

@@ -20,7 +20,7 @@ from vision.classify import (
     softmax,
     to_input,
 )
-from vision.detect import Candidates, Detector, suppress
+from vision.detect import Candidates, Detector, Looks, suppress
 from vision.reading import PIP_FACES, POKER_FACES
 
 FACES = [*PIP_FACES, *POKER_FACES]
@@ -169,7 +169,14 @@ class _ScriptedDetector(Detector):
         self.stride, self.long_side, self.answers = 4, 416, answers
         self.looks: list[int] = []
 
-    def detect(self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None) -> Candidates:
+    def detect(
+        self,
+        bgr: np.ndarray,
+        threshold: float = 0.25,
+        long_side: int | None = None,
+        looks: Looks | None = None,
+        fuse: bool = True,
+    ) -> Candidates:
         side = long_side or self.long_side
         self.looks.append(side)
         return self.answers[side]
