@@ -20,7 +20,7 @@ from vision.classify import (
     softmax,
     to_input,
 )
-from vision.detect import Candidates, Detector, Looks, suppress
+from vision.detect import Candidates, Detector, Looks, fuse_side, fused_centres, suppress
 from vision.reading import PIP_FACES, POKER_FACES
 
 FACES = [*PIP_FACES, *POKER_FACES]
@@ -56,6 +56,38 @@ def test_postprocess_ignores_weak_peaks() -> None:
     maps = np.full((4, 10, 10), -10.0, np.float32)
     maps[0, 5, 5] = -2.0  # sigmoid 0.12
     assert len(_bare_detector().postprocess(maps, 1.0, (40, 40), threshold=0.3)) == 0
+
+
+def test_fused_centres_line_up_a_die_seen_at_two_scales() -> None:
+    maps = np.full((4, 60, 80), -6.0, np.float32)  # this look sees nothing: where the peak lands is the other's
+    k = 2 / 3  # the other look's cells per cell of this one; the same die's centre sits at j + 1/2 = k (i + 1/2)
+    yy, xx = np.mgrid[0:40, 0:54].astype(np.float32)
+    other = np.zeros((4, 40, 54), np.float32)
+    other[0] = 2.0 - ((xx - (k * 30.5 - 0.5)) ** 2 + (yy - (k * 20.5 - 0.5)) ** 2)
+    fused = fused_centres(maps, other, k)
+    assert fused.shape == (60, 80)
+    assert np.unravel_index(int(np.argmax(fused)), fused.shape) == (20, 30)
+    assert fused[20, 30] == pytest.approx((-6.0 + 2.0) / 2, abs=0.3)
+    assert fused[0, 0] < maps[0, 0, 0]  # far from the die both looks say no die
+
+
+def test_each_scale_is_looked_at_once_per_image() -> None:
+    det = _bare_detector(long_side=416)
+    taken: list[tuple[int, ...]] = []
+
+    def infer(tensor: np.ndarray) -> np.ndarray:
+        taken.append(tensor.shape)
+        return np.full((4, tensor.shape[2] // 4, tensor.shape[3] // 4), -6.0, np.float32)
+
+    det.infer = infer  # type: ignore[method-assign]
+    img = np.zeros((480, 640, 3), np.uint8)
+    looks: Looks = {}
+    det.detect(img, 0.3, 624, looks)  # fused with the look at 416
+    det.detect(img, 0.3, 416, looks)  # fused with the look at 277
+    assert sorted(looks) == sorted({624, fuse_side(624), fuse_side(416)}) == [277, 416, 624]
+    assert len(taken) == 3
+    det.detect(img, 0.3, 416, looks, fuse=False)
+    assert len(taken) == 3
 
 
 def test_suppress_keeps_the_stronger_of_two_peaks_on_one_die() -> None:
