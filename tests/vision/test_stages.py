@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -202,12 +204,7 @@ class _ScriptedDetector(Detector):
         self.looks: list[int] = []
 
     def detect(
-        self,
-        bgr: np.ndarray,
-        threshold: float = 0.25,
-        long_side: int | None = None,
-        looks: Looks | None = None,
-        fuse: bool = True,
+        self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None, *_: Any, **__: Any
     ) -> Candidates:
         side = long_side or self.long_side
         self.looks.append(side)
