@@ -76,11 +76,7 @@ class DiceReader:
     def candidates(self, bgr: np.ndarray) -> Candidates:
         side = self.detector.long_side
         looks: Looks = {}  # each scale is looked at once, whichever step asks for it
-        # two scales per look in the frames they were chosen on; in a large frame a cluster of tiny dice seen at the
-        # coarser scale is one die, and its score drags its dice' own under the threshold. A large frame is looked at
-        # as before: one scale, and the detector threshold its looks were tuned with (model card, "Two scales")
-        fuse = max(bgr.shape[:2]) < LARGE_FRAME
-        threshold = self.classifier.det_threshold if fuse else LARGE_DET_THRESHOLD
+        fuse, threshold = self.look_policy(bgr)
         first = self.detector.detect(bgr, threshold, side, looks, fuse)
         if self.needs_finer_look(bgr, first):
             side *= FINER_FACTOR
@@ -89,10 +85,21 @@ class DiceReader:
             )
         else:
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first, looks=looks, fuse=fuse)
-        c = self.coarse_look(bgr, found, side, looks, fuse)
+        c = self.coarse_look(bgr, found, side, looks)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c
+
+    def look_policy(self, bgr: np.ndarray) -> tuple[bool, float]:
+        """Whether the frame's looks take two scales, and their detector threshold.
+
+        Two scales in the frames they were chosen on. In a large frame a cluster of tiny dice seen at the coarser
+        scale is one die, and its score drags its dice' own under the threshold: a large frame is looked at as before,
+        one scale and the threshold its looks were tuned with (model card, "Two scales").
+        """
+        if max(bgr.shape[:2]) < LARGE_FRAME:
+            return True, self.classifier.det_threshold
+        return False, LARGE_DET_THRESHOLD
 
     def needs_finer_look(self, bgr: np.ndarray, first: Candidates) -> bool:
         """A large frame whose first look found nothing, or only small dice, is looked at again at twice the scale.
@@ -107,12 +114,7 @@ class DiceReader:
         return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
 
     def coarse_look(
-        self,
-        bgr: np.ndarray,
-        base: Candidates,
-        side: int | None = None,
-        looks: Looks | None = None,
-        fuse: bool = True,
+        self, bgr: np.ndarray, base: Candidates, side: int | None = None, looks: Looks | None = None
     ) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
@@ -120,14 +122,15 @@ class DiceReader:
         and read as a face (probability over 0.8) replaces such "ones" inside it, if it has at least as many pips, or
         stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
         not all read as ones, so it replaces nothing. ``looks``: the maps already taken of this image (the finer
-        path's 1/2 look is the normal one); ``fuse``: as for ``Detector.detect``.
+        path's 1/2 look is the normal one).
         """
         side = side or self.detector.long_side
         f0 = side / max(bgr.shape[:2])
         if len(base) and float(base.sides.max()) * f0 < PIP_AS_DIE:
             return base  # only small dice: no close-up here (and a frame of many small dice is read faster)
+        fuse, threshold = self.look_policy(bgr)
         for shrink in (4, 2):
-            coarse = self.detector.detect(bgr, self.classifier.det_threshold, side // shrink, looks, fuse)
+            coarse = self.detector.detect(bgr, threshold, side // shrink, looks, fuse)
             base = self._replace_split_dice(bgr, base, coarse, shrink, side)
         return base
 
