@@ -274,24 +274,27 @@ class _TableSession:
         return [np.stack([self.table[np.ascontiguousarray(t).tobytes()] for t in x])]
 
 
-def test_crops_in_doubt_are_read_at_all_four_quarter_turns() -> None:
+def test_crops_in_doubt_are_read_at_all_four_quarter_turns_and_their_mirrors() -> None:
     img = np.random.default_rng(3).integers(0, 256, (120, 240, 3), dtype=np.uint8)
     c = Candidates(np.array([[60, 60], [180, 60]], np.float32), np.full(2, 80, np.float32), np.ones(2, np.float32))
     x = to_input(crop_dice(img, c, 32, 1.2))
-    sure, doubt_low, doubt_high = np.zeros(13), np.zeros(13), np.zeros(13)
-    sure[2], doubt_low[3], doubt_high[3] = 10.0, 1.0, 5.0  # softmax tops: 0.9993, 0.18, 0.93
+    sure, doubt_low, doubt_high, mirrored = np.zeros(13), np.zeros(13), np.zeros(13), np.zeros(13)
+    sure[2], doubt_low[3], doubt_high[3], mirrored[4] = 10.0, 1.0, 5.0, 8.0  # softmax tops: 0.9993, 0.18, 0.93
     lookup = {}
     for k in range(4):
         lookup[np.ascontiguousarray(np.rot90(x[0], k, axes=(1, 2))).tobytes()] = sure
         lookup[np.ascontiguousarray(np.rot90(x[1], k, axes=(1, 2))).tobytes()] = doubt_low if k < 2 else doubt_high
+        # left-right mirror, then turned; a crop that is not asked for is not in the table, and fails the read
+        lookup[np.ascontiguousarray(np.rot90(x[1][:, :, ::-1], k, axes=(1, 2))).tobytes()] = mirrored
     clf = Classifier.__new__(Classifier)
     clf.size, clf.context, clf.margin, clf.turns, clf.input, clf.channels = 32, 1.2, 0.0, 2, "crops", 1
     clf.columns = rank_columns([*FACES, "background"])
     clf.sess = _TableSession(lookup)  # type: ignore[assignment]
     out = clf.logits(img, c)
     np.testing.assert_allclose(out[0], sure)  # sure at two turns: read twice only
-    np.testing.assert_allclose(out[1], (doubt_low + doubt_high) / 2)  # in doubt: the mean of all four turns
-    assert clf.sess.batches == [4, 2]  # type: ignore[attr-defined]
+    # in doubt: the mean of all eight views, four turns and four mirrored
+    np.testing.assert_allclose(out[1], (2 * doubt_low + 2 * doubt_high + 4 * mirrored) / 8)
+    assert clf.sess.batches == [4, 6]  # type: ignore[attr-defined]
     np.testing.assert_allclose(clf.logits(img, c, turns=2)[1], doubt_low)  # an explicit count is kept as asked
 
 
