@@ -76,7 +76,12 @@ def set_meta(proto: onnx.ModelProto, meta: dict[str, Any]) -> None:
             proto.metadata_props.add(key=k, value=str(v))
 
 
-def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
+DET_GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # detector thresholds the calibration weighs
+
+
+def calibrate(out_dir: Path, val: list[Sample], turns: int, det_threshold: float | None = None) -> dict[str, Any]:
+    """``det_threshold``: read at this detector threshold instead of the one validation F1 picks (its grid's steps
+    are often within a die of each other; a pinned one keeps a recalibration comparable with the reader before)."""
     path = out_dir / CLASSIFIER_FILE
     proto = onnx.load(str(path))
     set_meta(proto, {"turns": turns})  # the reader averages this many quarter turns: calibrate what it will do
@@ -135,12 +140,10 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int) -> dict[str, Any]:
         rec = tp / max(labelled, 1)
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
-    grid = {
-        (t, b): figures(t, b)
-        for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
-        for b in (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0)
-    }
-    det_thr, max_bg = operating_point({k: v[2] for k, v in grid.items()})
+    grid = {(t, b): figures(t, b) for t in DET_GRID for b in (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0)}
+    det_thr, max_bg = operating_point(
+        {k: v[2] for k, v in grid.items() if det_threshold is None or k[0] == det_threshold}
+    )
     keep = kept(det_thr, max_bg)
     right = (pred == y)[keep]
     face_p, det_s = conf[keep], scores[keep]
@@ -205,7 +208,14 @@ def main() -> None:
     ap.add_argument("--cls-epochs", type=int, default=24)
     ap.add_argument("--synth", type=int, default=600, help="rendered poker scenes, half as many pip (0: photos only)")
     ap.add_argument(
-        "--turns", type=int, default=1, choices=(1, 2, 4), help="quarter turns per crop (four for those in doubt)"
+        "--turns", type=int, default=1, choices=(1, 2, 4), help="quarter turns per crop (in doubt: eight views)"
+    )
+    ap.add_argument(
+        "--det-threshold",
+        type=float,
+        default=None,
+        choices=DET_GRID,
+        help="calibrate at this detector threshold instead of the one validation F1 picks",
     )
     ap.add_argument(
         "--photo-weight", type=float, default=1.0, help="weight of photo crops against renders (classifier)"
@@ -353,7 +363,7 @@ def main() -> None:
             },
         )
     if not args.no_calibrate:
-        print(json.dumps(calibrate(args.out, val, args.turns)), flush=True)
+        print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold)), flush=True)
     print(
         f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"
     )
