@@ -130,15 +130,15 @@ class Classifier:
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)
         x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
-        mean = self._turned(x, range(max(turns, 1)))
+        mean = self._viewed(x, range(max(turns, 1)))
         if reread and turns < REREAD_VIEWS:
             doubt = softmax(self.merge(mean)).max(axis=1) < REREAD_BELOW
             if doubt.any():
-                rest = self._turned(x[doubt], range(turns, REREAD_VIEWS))
+                rest = self._viewed(x[doubt], range(turns, REREAD_VIEWS))
                 mean[doubt] = (mean[doubt] * turns + rest * (REREAD_VIEWS - turns)) / REREAD_VIEWS
         return mean
 
-    def _turned(self, x: np.ndarray, views: range) -> np.ndarray:
+    def _viewed(self, x: np.ndarray, views: range) -> np.ndarray:
         """Mean logits over ``views`` of each crop: view k is k quarter turns, mirrored from view 4 on."""
         batch = np.concatenate([view(x, k) for k in views])
         out = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(batch)})[0])
