@@ -3,7 +3,9 @@
 Reads the validation rows of each photo set (train rows the training holds back; never the test rows) as they are
 and changed the way other cameras and rooms change a photo: overexposed, dark and noisy, a warm white balance, a
 motion streak, out of focus, hard JPEG, a shadow over half the table, low contrast; and resized to another aspect, as
-labelling tools export phone photos to 640x640 (squeezed or stretched by 4:3 along one axis). Prints the die F1 per
+labelling tools export phone photos to 640x640 (squeezed or stretched by 4:3 along one axis); and enlarged, as an HD
+webcam or a phone sees the same scene in more pixels (softer than a real one, since nothing is added: the reader should
+read the enlarged photo as it reads the photo). Prints the die F1 per
 set and change (faces matched per image as multisets, as read_bench does), so two models can be compared on what a
 new table will do to them. ``--rows train`` reads the train rows as well: more dice, but ones the models have seen.
 """
@@ -77,6 +79,16 @@ def _stretched(fx: float, fy: float) -> Callable[[np.ndarray], np.ndarray]:
     return change
 
 
+def _enlarged(f: float) -> Callable[[np.ndarray], np.ndarray]:
+    """The photo in ``f`` times the pixels each way: a large frame to the reader (1000 px and more), same scene."""
+
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        return np.asarray(cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_CUBIC))
+
+    return change
+
+
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "as taken": lambda img: img,
     "overexposed x1.5+20": _overexposed,
@@ -91,6 +103,8 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "squeezed down x0.75": _stretched(1.0, 0.75),
     "stretched across x1.33": _stretched(4 / 3, 1.0),
     "stretched down x1.33": _stretched(1.0, 4 / 3),
+    "enlarged x2": _enlarged(2.0),
+    "enlarged x4.5": _enlarged(4.5),
 }
 
 

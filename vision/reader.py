@@ -74,32 +74,36 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
+        return self._find(bgr)[0]
+
+    def _find(self, bgr: np.ndarray) -> tuple[Candidates, bool]:
+        """The candidates, and whether they come from the finer look of a large frame.
+
+        A large frame's first look is one scale at ``LARGE_DET_THRESHOLD``: the finer look's trigger was tuned on
+        it. When no finer look is needed, the dice are big enough for the net's scale and the frame is read like a
+        small one, two scales fused at the calibrated threshold: a webcam's 1280x960 frame of a scene reads as its
+        640x480 frame does. Only the finer look keeps one scale, since a cluster of tiny dice that is one die at
+        twice the scale drags its dice' scores under the threshold when the two are fused (model card, "Large
+        frames read as small").
+        """
         side = self.detector.long_side
         looks: Looks = {}  # each scale is looked at once, whichever step asks for it
-        fuse, threshold = self.look_policy(bgr)
-        first = self.detector.detect(bgr, threshold, side, looks, fuse)
-        if self.needs_finer_look(bgr, first):
+        finer = max(bgr.shape[:2]) >= LARGE_FRAME and self.needs_finer_look(
+            bgr, self.detector.detect(bgr, LARGE_DET_THRESHOLD, side, looks, fuse=False)
+        )
+        if finer:
+            fuse, threshold = False, LARGE_DET_THRESHOLD
             side *= FINER_FACTOR
             found = self.detector.detect_multiscale(
                 bgr, threshold, long_side=side, few=FINER_FEW, looks=looks, fuse=fuse
             )
         else:
-            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, first=first, looks=looks, fuse=fuse)
-        c = self.coarse_look(bgr, found, side, looks)
+            fuse, threshold = True, self.classifier.det_threshold
+            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, looks=looks, fuse=fuse)
+        c = self.coarse_look(bgr, found, side, looks, fuse, threshold)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
-        return c
-
-    def look_policy(self, bgr: np.ndarray) -> tuple[bool, float]:
-        """Whether the frame's looks take two scales, and their detector threshold.
-
-        Two scales in the frames they were chosen on. In a large frame a cluster of tiny dice seen at the coarser
-        scale is one die, and its score drags its dice' own under the threshold: a large frame is looked at as before,
-        one scale and the threshold its looks were tuned with (model card, "Two scales").
-        """
-        if max(bgr.shape[:2]) < LARGE_FRAME:
-            return True, self.classifier.det_threshold
-        return False, LARGE_DET_THRESHOLD
+        return c, finer
 
     def needs_finer_look(self, bgr: np.ndarray, first: Candidates) -> bool:
         """A large frame whose first look found nothing, or only small dice, is looked at again at twice the scale.
@@ -114,7 +118,13 @@ class DiceReader:
         return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
 
     def coarse_look(
-        self, bgr: np.ndarray, base: Candidates, side: int | None = None, looks: Looks | None = None
+        self,
+        bgr: np.ndarray,
+        base: Candidates,
+        side: int | None = None,
+        looks: Looks | None = None,
+        fuse: bool = True,
+        threshold: float | None = None,
     ) -> Candidates:
         """Dice too big for the net's scale (a close-up, 200-400 px in a webcam frame) are seen again at 1/4 and 1/2.
 
@@ -122,13 +132,14 @@ class DiceReader:
         and read as a face (probability over 0.8) replaces such "ones" inside it, if it has at least as many pips, or
         stands alone where nothing was found. A group of dice seen coarse can look like a face too, but its dice do
         not all read as ones, so it replaces nothing. ``looks``: the maps already taken of this image (the finer
-        path's 1/2 look is the normal one).
+        path's 1/2 look is the normal one); ``fuse``, ``threshold``: as the looks that found ``base`` (by default
+        the calibrated threshold).
         """
         side = side or self.detector.long_side
         f0 = side / max(bgr.shape[:2])
         if len(base) and float(base.sides.max()) * f0 < PIP_AS_DIE:
             return base  # only small dice: no close-up here (and a frame of many small dice is read faster)
-        fuse, threshold = self.look_policy(bgr)
+        threshold = self.classifier.det_threshold if threshold is None else threshold
         for shrink in (4, 2):
             coarse = self.detector.detect(bgr, threshold, side // shrink, looks, fuse)
             base = self._replace_split_dice(bgr, base, coarse, shrink, side)
@@ -172,7 +183,7 @@ class DiceReader:
         )
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
-        c = self.candidates(img.bgr)
+        c, finer = self._find(img.bgr)
         full = self.classifier.model_logits(img.bgr, c)
         logits = self.classifier.merge(full)
         if kind == "auto":
@@ -182,8 +193,9 @@ class DiceReader:
         best_of = np.argmax(p, axis=1)
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
-        # in a large frame a candidate read this unsurely is mostly the table's grain, seen finer than the net learnt
-        floor = LARGE_FLOOR if max(img.bgr.shape[:2]) >= LARGE_FRAME else 0.0
+        # at a large frame's finer look a candidate read this unsurely is mostly the table's grain, seen finer than
+        # the net learnt
+        floor = LARGE_FLOOR if finer else 0.0
         dice_mask = is_die(p, self.classifier.max_background) & (confs >= floor)
         dice_mask &= ~smaller_than_the_dice(c.centres, c.sides, confs, dice_mask)
         for k in np.nonzero(dice_mask)[0]:

@@ -173,6 +173,34 @@ def test_only_a_large_frame_of_small_dice_is_looked_at_finer(reader: DiceReader)
     assert reader.needs_finer_look(table(2000, 1500, seed=8), Candidates.empty())
 
 
+def test_a_large_frame_of_dice_big_enough_is_looked_at_as_a_small_one(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 1280x960 frame of a scene is its 640x480 frame to the reader: after the one-scale look that decides against a
+    # finer look, two scales fused at the calibrated threshold, and the same dice read
+    small, _ = scene([1, 2, 3, 4, 5, 6], side=60, seed=5)
+    large = cv2.resize(small, (1280, 960), interpolation=cv2.INTER_CUBIC)
+    calls: list[tuple[float, bool]] = []
+    detect = reader.detector.detect
+
+    def spy(bgr: np.ndarray, threshold: float, *args: object, **kwargs: object) -> Candidates:
+        calls.append((threshold, bool(kwargs.get("fuse", args[2] if len(args) > 2 else True))))
+        return detect(bgr, threshold, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader.detector, "detect", spy)
+    faces = sorted(d.face for d in reader.read_array(large, kind="pip").dice)
+    assert calls[0] == (vision.reader.LARGE_DET_THRESHOLD, False)
+    assert len(calls) > 1 and set(calls[1:]) == {(reader.classifier.det_threshold, True)}
+    assert faces == sorted(d.face for d in reader.read_array(small, kind="pip").dice) == list("123456")
+    # a photo of tiny dice takes the finer look, and keeps one scale at the threshold the finer look was tuned with
+    calls.clear()
+    tiny = table(4000, 3000, seed=2)
+    for i, value in enumerate([3, 5]):
+        draw_die(tiny, 1800 + 120 * i, 1500, 40, value)
+    reader.read_array(tiny, kind="pip")
+    assert len(calls) > 1 and set(calls) == {(vision.reader.LARGE_DET_THRESHOLD, False)}
+
+
 def test_an_empty_table_has_no_dice(reader: DiceReader) -> None:
     assert reader.read_array(table(640, 480, seed=9)).dice == ()
 
