@@ -69,22 +69,13 @@ def _low_contrast(img: np.ndarray) -> np.ndarray:
     return np.clip((f - f.mean()) * 0.45 + f.mean(), 0, 255).astype(np.uint8)
 
 
-def _stretched(fx: float, fy: float) -> Callable[[np.ndarray], np.ndarray]:
-    """A photo resized to another aspect, as labelling tools export phone photos to 640x640: dice become oblongs."""
+def _resized(fx: float, fy: float, interpolation: int = cv2.INTER_AREA) -> Callable[[np.ndarray], np.ndarray]:
+    """A photo resized: to another aspect, as labelling tools export phone photos to 640x640 (dice become oblongs), or
+    enlarged both ways (bicubic), a large frame to the reader (1000 px and more) of the same scene."""
 
     def change(img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
-        return np.asarray(cv2.resize(img, (round(w * fx), round(h * fy)), interpolation=cv2.INTER_AREA))
-
-    return change
-
-
-def _enlarged(f: float) -> Callable[[np.ndarray], np.ndarray]:
-    """The photo in ``f`` times the pixels each way: a large frame to the reader (1000 px and more), same scene."""
-
-    def change(img: np.ndarray) -> np.ndarray:
-        h, w = img.shape[:2]
-        return np.asarray(cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_CUBIC))
+        return np.asarray(cv2.resize(img, (round(w * fx), round(h * fy)), interpolation=interpolation))
 
     return change
 
@@ -99,12 +90,12 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "JPEG quality 20": _jpeg,
     "shadow over half": _shadow,
     "low contrast x0.45": _low_contrast,
-    "squeezed across x0.75": _stretched(0.75, 1.0),
-    "squeezed down x0.75": _stretched(1.0, 0.75),
-    "stretched across x1.33": _stretched(4 / 3, 1.0),
-    "stretched down x1.33": _stretched(1.0, 4 / 3),
-    "enlarged x2": _enlarged(2.0),
-    "enlarged x4.5": _enlarged(4.5),
+    "squeezed across x0.75": _resized(0.75, 1.0),
+    "squeezed down x0.75": _resized(1.0, 0.75),
+    "stretched across x1.33": _resized(4 / 3, 1.0),
+    "stretched down x1.33": _resized(1.0, 4 / 3),
+    "enlarged x2": _resized(2.0, 2.0, cv2.INTER_CUBIC),
+    "enlarged x4.5": _resized(4.5, 4.5, cv2.INTER_CUBIC),
 }
 
 

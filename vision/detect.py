@@ -128,7 +128,6 @@ class Detector:
         threshold: float = 0.25,
         small: float = 30.0,
         long_side: int | None = None,
-        first: Candidates | None = None,
         few: int = 0,
         looks: Looks | None = None,
         fuse: bool = True,
@@ -138,12 +137,12 @@ class Detector:
         The net reads dice best at 20-60 input pixels; a second look costs 2.25 x the first, so it is only taken when
         the first one says the dice are small. The trigger and factor were chosen on the train rows (rune55-small-far
         recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
-        finer look for a large frame doubles it); ``first`` is that look when the caller has it already. ``few``: also
+        finer look for a large frame doubles it); ``looks`` shares the maps already taken. ``few``: also
         look again when the first look found at most this many dice, big or none (the reader's finer look, where a
-        cluster of tiny dice can pass for one or a few big dice). ``looks``, ``fuse``: as for ``detect``.
+        cluster of tiny dice can pass for one or a few big dice). ``fuse``: as for ``detect``.
         """
         base = long_side or self.long_side
-        c = first if first is not None else self.detect(bgr, threshold, base, looks, fuse)
+        c = self.detect(bgr, threshold, base, looks, fuse)
         f = base / max(bgr.shape[:2])
         small_dice = len(c) > 0 and float(np.median(c.sides)) * f < small
         if not small_dice and not (few and len(c) <= few):
