@@ -29,6 +29,7 @@ FINER_FACTOR = 2  # the finer look's scale against the normal one
 # as many dice): a cluster of tiny dice can pass for one or a few big ones at twice the scale, not at three times. A
 # photo of more dice is not a cluster taken for a die, and spares the pass (model card, "Clusters of small dice")
 FINER_FEW = 5
+ANY_DIE_FIRST = 3  # first-look candidates read at once when asking whether any is a die
 # The detector threshold of a large frame's single-scale looks: the finer look and its triggers were chosen with it, and
 # at 0.3 (calibrated for fused looks) a row of tiny dice in a 12 MP photo passes for one die showing 3 at the first look
 LARGE_DET_THRESHOLD = 0.4
@@ -106,7 +107,8 @@ class DiceReader:
         return c, finer
 
     def needs_finer_look(self, bgr: np.ndarray, first: Candidates) -> bool:
-        """A large frame whose first look found nothing, or only small dice, is looked at again at twice the scale.
+        """A large frame whose first look found nothing, only small dice, or nothing that reads as a die, is looked at
+        again at twice the scale.
 
         The detector reports a tiny die bigger than it is (about 20 input px for a 10 px die), so the trigger is the
         same 30 px as for the second look of a small frame. Dice that are big enough are not looked for finer: at
@@ -115,7 +117,24 @@ class DiceReader:
         long_side = max(bgr.shape[:2])
         if long_side < LARGE_FRAME:
             return False
-        return len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW
+        if len(first) == 0 or float(np.median(first.sides)) * self.detector.long_side / long_side < FINER_BELOW:
+            return True
+        # only big candidates: a patch of a mottled table can pass for one big die at this scale and would hide the
+        # tiny dice the finer look finds, so it takes a candidate the classifier reads as a die (model card, "A
+        # finer look past a false big die")
+        return not self._any_die(bgr, first)
+
+    def _any_die(self, bgr: np.ndarray, c: Candidates) -> bool:
+        """Whether any candidate reads as a die of either kind (the cut of ``is_die``); the strongest are read first,
+        and where one of them is a die, as in most photos, the rest need no reading."""
+        order = np.argsort(-c.scores)
+        t, cut = self.classifier.temperature, self.classifier.max_background
+        for part in (order[:ANY_DIE_FIRST], order[ANY_DIE_FIRST:]):
+            if len(part):
+                logits = self.classifier.logits(bgr, c.select(part))
+                if any(is_die(kind_probs(logits, kind, t), cut).any() for kind in KINDS):
+                    return True
+        return False
 
     def coarse_look(
         self,

@@ -201,6 +201,38 @@ def test_a_large_frame_of_dice_big_enough_is_looked_at_as_a_small_one(
     assert len(calls) > 1 and set(calls) == {(vision.reader.LARGE_DET_THRESHOLD, False)}
 
 
+def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a 12 MP photo of tiny dice whose first look also finds one big candidate on bare table, as a patch of a mottled
+    # cloth can be at that scale: it is big enough to say no finer look is needed, but it reads as no die
+    img = table(4000, 3000, seed=2)
+    values = [3, 5, 6]
+    for i, value in enumerate(values):
+        draw_die(img, 1800 + 120 * i, 1500, 40, value)
+    detect = reader.detector.detect
+    calls: list[int] = []
+
+    def patch_at_first_look(bgr: np.ndarray, *args: object, **kwargs: object) -> Candidates:
+        found = detect(bgr, *args, **kwargs)  # type: ignore[arg-type]
+        calls.append(len(calls))
+        if len(calls) > 1:
+            return found
+        patch = Candidates(np.array([[700.0, 700.0]], np.float32), np.array([400.0], np.float32), np.array([0.5]))
+        return Candidates(
+            np.concatenate([found.centres, patch.centres]),
+            np.concatenate([found.sides, patch.sides]),
+            np.concatenate([found.scores, patch.scores]),
+        )
+
+    monkeypatch.setattr(reader.detector, "detect", patch_at_first_look)
+    assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
+    # taking the patch at its word, as the reader did before, loses the dice
+    calls.clear()
+    monkeypatch.setattr(reader, "_any_die", lambda bgr, c: True)
+    assert len(reader.read_array(img, kind="pip").dice) < 2
+
+
 def test_an_empty_table_has_no_dice(reader: DiceReader) -> None:
     assert reader.read_array(table(640, 480, seed=9)).dice == ()
 
