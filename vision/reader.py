@@ -30,6 +30,14 @@ FINER_FACTOR = 2  # the finer look's scale against the normal one
 # photo of more dice is not a cluster taken for a die, and spares the pass (model card, "Clusters of small dice")
 FINER_FEW = 5
 ANY_DIE_FIRST = 3  # first-look candidates read at once when asking whether any is a die
+# A tight block of tiny dice in a large frame can read as one big die, surely (four dice at its corners: a "4"), at the
+# first look. A big candidate of such a frame, with few others, is looked into at SPLIT_FACTOR x the normal scale, and
+# where SPLIT_MIN or more dice inside it each read at SPLIT_SURE or more, and not all as ones (the pips of a big die),
+# it is those dice. The pips of a real die read as ones, or as twos in pairs, unsurely (model card, "A finer look past
+# a false big die")
+SPLIT_FACTOR = 3
+SPLIT_MIN = 3
+SPLIT_SURE = 0.9
 # The detector threshold of a large frame's single-scale looks: the finer look and its triggers were chosen with it, and
 # at 0.3 (calibrated for fused looks) a row of tiny dice in a 12 MP photo passes for one die showing 3 at the first look
 LARGE_DET_THRESHOLD = 0.4
@@ -102,6 +110,8 @@ class DiceReader:
             fuse, threshold = True, self.classifier.det_threshold
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side, looks=looks, fuse=fuse)
         c = self.coarse_look(bgr, found, side, looks, fuse, threshold)
+        if not finer and max(bgr.shape[:2]) >= LARGE_FRAME:
+            c = self._split_clusters(bgr, c)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
         return c, finer
@@ -135,6 +145,43 @@ class DiceReader:
                 if any(is_die(kind_probs(logits, kind, t), cut).any() for kind in KINDS):
                     return True
         return False
+
+    def _split_clusters(self, bgr: np.ndarray, found: Candidates) -> Candidates:
+        """Big candidates that are blocks of tiny dice, replaced by their dice (see ``SPLIT_FACTOR``)."""
+        h, w = bgr.shape[:2]
+        f = self.detector.long_side / max(h, w)
+        if not 0 < len(found) <= FINER_FEW:
+            return found
+        keep = np.ones(len(found), bool)
+        parts = [found]
+        for k in np.nonzero(found.sides * f >= FINER_BELOW)[0]:
+            side = float(found.sides[k])
+            x0, y0 = (np.maximum(found.centres[k] - 0.75 * side, 0)).astype(int)
+            x1, y1 = int(found.centres[k][0] + 0.75 * side), int(found.centres[k][1] + 0.75 * side)
+            crop = bgr[y0:y1, x0:x1]
+            inner = self.detector.detect(
+                crop, LARGE_DET_THRESHOLD, max(32, round(max(crop.shape[:2]) * f * SPLIT_FACTOR)), fuse=False
+            )
+            inner = Candidates(inner.centres + np.array([x0, y0], np.float32), inner.sides, inner.scores)
+            near = np.hypot(*(inner.centres - found.centres[k]).T) if len(inner) else np.zeros(0)
+            inner = inner.select((near < 0.55 * side) & (inner.sides < 0.6 * side))
+            if len(inner) < SPLIT_MIN:
+                continue
+            logits = self.classifier.logits(bgr, inner)
+            p = kind_probs(logits, choose_kind(logits, inner.scores, inner.sides), self.classifier.temperature)
+            dice = is_die(p, self.classifier.max_background)
+            sure = p.max(axis=1) >= SPLIT_SURE
+            if dice.sum() >= SPLIT_MIN and (sure | ~dice).all() and (p.argmax(axis=1)[dice] != 0).any():
+                keep[k] = False
+                parts.append(inner.select(dice))
+        if keep.all():
+            return found
+        parts[0] = found.select(keep)
+        return Candidates(
+            np.concatenate([c.centres for c in parts]),
+            np.concatenate([c.sides for c in parts]),
+            np.concatenate([c.scores for c in parts]),
+        )
 
     def coarse_look(
         self,

@@ -233,6 +233,29 @@ def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
     assert len(reader.read_array(img, kind="pip").dice) < 2
 
 
+def test_a_block_of_tiny_dice_read_as_one_big_die_is_read_as_its_dice(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seven dice of 45 px in three columns in a 12 MP photo: at the first look they are one die of 450 px, read
+    # surely as a 4 (the corner dice its pips), so no finer look is taken; looked into, they are seven
+    img = table(4000, 3000, seed=0)
+    values = [6, 3, 3, 5, 2, 4, 6]
+    for i, value in enumerate(values):
+        draw_die(img, 1800 + 99 * (i % 3), 1400 + 99 * (i // 3), 45, value, angle=11.0 * value)
+    assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
+    monkeypatch.setattr("vision.reader.SPLIT_MIN", len(values) + 1)  # not looked into: the reader before
+    (one,) = reader.read_array(img, kind="pip").dice
+    assert one.face == "4" and one.box[2] - one.box[0] > 300
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_a_big_die_in_a_large_photo_is_not_taken_for_a_block_of_dice(reader: DiceReader, value: int) -> None:
+    # looked into at three times the scale, its pips are small spots too: they read as ones, or unsurely
+    img = table(4000, 3000, seed=3)
+    draw_die(img, 2000, 1500, 420, value, angle=10.0 * value)
+    assert [d.face for d in reader.read_array(img, kind="pip").dice] == [str(value)]
+
+
 def test_an_empty_table_has_no_dice(reader: DiceReader) -> None:
     assert reader.read_array(table(640, 480, seed=9)).dice == ()
 
