@@ -47,10 +47,13 @@ BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may 
 # dice read surely (0.8 or more; at least two in the photo) nearest to it, and itself read under 0.7, is a mark of the
 # table, a loop of a pen stroke or a letter, not a die. The nearest, not all: a tilted camera shows far dice smaller.
 # Chosen on the validation photos and rendered train-design scenes and checked on the train rows, where a larger share
-# or a higher bar loses the far dice of a small-far photo (model card, "Size rule")
+# or a higher bar loses the far dice of a small-far photo (model card, "Size rule"). Nor is a candidate over 1.4 x
+# their side that is not sure itself (under 0.8) a die: a patch of a checked cloth seen at the finer look (model
+# card, "Bigger than the dice")
 SIZE_SURE = 0.8
 SIZE_SHARE = 0.6
 SIZE_UNSURE = 0.7
+SIZE_BIGGER = 1.4
 SIZE_NEIGHBOURS = 3
 
 
@@ -263,7 +266,7 @@ class DiceReader:
         # the net learnt
         floor = LARGE_FLOOR if finer else 0.0
         dice_mask = is_die(p, self.classifier.max_background) & (confs >= floor)
-        dice_mask &= ~smaller_than_the_dice(c.centres, c.sides, confs, dice_mask)
+        dice_mask &= ~off_the_dice_size(c.centres, c.sides, confs, dice_mask)
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
             conf = float(confs[k])
@@ -288,8 +291,8 @@ class DiceReader:
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings)
 
 
-def smaller_than_the_dice(centres: np.ndarray, sides: np.ndarray, confs: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Candidates kept so far that are far smaller than the sure dice near them and not sure themselves.
+def off_the_dice_size(centres: np.ndarray, sides: np.ndarray, confs: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Candidates kept so far that are far smaller or bigger than the sure dice near them and not sure themselves.
 
     One sure die is no measure (it may be the odd one out), so it takes two.
     """
@@ -297,9 +300,11 @@ def smaller_than_the_dice(centres: np.ndarray, sides: np.ndarray, confs: np.ndar
     out = np.zeros(len(sides), bool)
     if len(sure) < 2:
         return out
-    for k in np.nonzero(keep & (confs < SIZE_UNSURE))[0]:
+    for k in np.nonzero(keep)[0]:
         near = sure[np.argsort(np.hypot(*(centres[sure] - centres[k]).T))[:SIZE_NEIGHBOURS]]
-        out[k] = sides[k] < SIZE_SHARE * float(np.median(sides[near]))
+        size = float(np.median(sides[near]))
+        smaller = confs[k] < SIZE_UNSURE and sides[k] < SIZE_SHARE * size
+        out[k] = smaller or (confs[k] < SIZE_SURE and sides[k] > SIZE_BIGGER * size)
     return out
 
 

@@ -13,7 +13,7 @@ import vision.reader
 from tests.vision.drawing import draw_die, scene, table
 from vision.classify import kind_probs
 from vision.detect import Candidates
-from vision.reader import DiceReader, get_reader, smaller_than_the_dice
+from vision.reader import DiceReader, get_reader, off_the_dice_size
 from vision.reading import ImageError
 
 
@@ -64,13 +64,22 @@ def test_an_unsure_mark_far_smaller_than_the_sure_dice_is_dropped() -> None:
     confs = np.array([0.99, 0.95, 0.97, 0.5, 0.75, 0.5])
     keep = np.ones(6, bool)
     # the 30 px one read at 0.5 goes; the 30 px one read surely and the 40 px one (a die further off) stay
-    assert smaller_than_the_dice(centres, sides, confs, keep).tolist() == [False, False, False, True, False, False]
+    assert off_the_dice_size(centres, sides, confs, keep).tolist() == [False, False, False, True, False, False]
     # one sure die is no measure of the others
     one_sure = np.array([0.99, 0.6, 0.6, 0.5, 0.5, 0.5])
-    assert not smaller_than_the_dice(centres, sides, one_sure, keep).any()
+    assert not off_the_dice_size(centres, sides, one_sure, keep).any()
     # a candidate already dropped is neither a sure die nor dropped again
-    assert not smaller_than_the_dice(centres, sides, confs, np.array([True, False, True, False, True, True])).any()
-    assert not smaller_than_the_dice(centres, sides, confs, np.array([True, False, False, True, True, True])).any()
+    assert not off_the_dice_size(centres, sides, confs, np.array([True, False, True, False, True, True])).any()
+    assert not off_the_dice_size(centres, sides, confs, np.array([True, False, False, True, True, True])).any()
+
+
+def test_an_unsure_candidate_far_bigger_than_the_sure_dice_is_dropped() -> None:
+    # a patch of a checked cloth at the finer look: 1.5 x the dice and read at 0.6 goes; a big die read surely, and
+    # one a little bigger than the rest (nearer the camera), stay
+    centres = np.array([[100, 100], [200, 100], [300, 100], [150, 200], [250, 200], [350, 200]], np.float32)
+    sides = np.array([60.0, 62.0, 58.0, 90.0, 95.0, 80.0])
+    confs = np.array([0.99, 0.95, 0.97, 0.6, 0.9, 0.6])
+    assert off_the_dice_size(centres, sides, confs, np.ones(6, bool)).tolist() == [False] * 3 + [True, False, False]
 
 
 def test_the_size_rule_measures_a_mark_against_the_sure_dice_near_it() -> None:
@@ -79,10 +88,10 @@ def test_the_size_rule_measures_a_mark_against_the_sure_dice_near_it() -> None:
     centres = np.array([[100, 500], [200, 500], [300, 500], [100, 50], [200, 50], [300, 50], [150, 60]], np.float32)
     sides = np.array([80.0, 80.0, 80.0, 40.0, 40.0, 40.0, 30.0])
     confs = np.array([0.99, 0.99, 0.99, 0.9, 0.9, 0.9, 0.5])
-    assert not smaller_than_the_dice(centres, sides, confs, np.ones(7, bool)).any()
+    assert not off_the_dice_size(centres, sides, confs, np.ones(7, bool)).any()
     # the same mark among the big dice is far smaller than they are
     centres[6] = (150, 510)
-    assert smaller_than_the_dice(centres, sides, confs, np.ones(7, bool))[6]
+    assert off_the_dice_size(centres, sides, confs, np.ones(7, bool))[6]
 
 
 def test_the_reader_drops_what_the_size_rule_says(reader: DiceReader, monkeypatch: pytest.MonkeyPatch) -> None:
