@@ -151,10 +151,9 @@ class DiceReader:
 
     def _split_clusters(self, bgr: np.ndarray, found: Candidates) -> Candidates:
         """Big candidates that are blocks of tiny dice, replaced by their dice (see ``SPLIT_FACTOR``)."""
-        h, w = bgr.shape[:2]
-        f = self.detector.long_side / max(h, w)
         if not 0 < len(found) <= FINER_FEW:
-            return found
+            return found  # many dice found: the photo is not one block taken for a die
+        f = self.detector.long_side / max(bgr.shape[:2])
         keep = np.ones(len(found), bool)
         parts = [found]
         for k in np.nonzero(found.sides * f >= FINER_BELOW)[0]:
