@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +132,7 @@ class Detector:
         few: int = 0,
         looks: Looks | None = None,
         fuse: bool = True,
+        count: Callable[[Candidates], int] = len,
     ) -> Candidates:
         """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
 
@@ -139,7 +141,8 @@ class Detector:
         recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
         finer look for a large frame doubles it); ``looks`` shares the maps already taken. ``few``: also
         look again when the first look found at most this many dice, big or none (the reader's finer look, where a
-        cluster of tiny dice can pass for one or a few big dice). ``fuse``: as for ``detect``.
+        cluster of tiny dice can pass for one or a few big dice). ``fuse``: as for ``detect``. ``count``: how many dice
+        a look found, by which the second look is kept when it found as many; by default its candidates.
         """
         base = long_side or self.long_side
         c = self.detect(bgr, threshold, base, looks, fuse)
@@ -148,7 +151,7 @@ class Detector:
         if not small_dice and not (few and len(c) <= few):
             return c
         fine = self.detect(bgr, threshold, round(base * 1.5), looks, fuse)
-        return fine if len(fine) >= len(c) else c
+        return fine if count(fine) >= count(c) else c
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:

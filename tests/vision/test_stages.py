@@ -228,6 +228,14 @@ def test_multiscale_looks_again_only_when_the_dice_are_small() -> None:
     # the closer look is kept only when it finds at least as many dice
     worse = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(2, 28.0)})
     assert len(worse.detect_multiscale(img)) == 3
+    # counted as the reader's finer look counts them, by the dice read: five candidates of which one is a die lose
+    # to three that are all dice
+    grain = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
+
+    def read(c: Candidates) -> int:
+        return 3 if len(c) == 3 else 1
+
+    assert len(grain.detect_multiscale(img, count=read)) == 3 and grain.looks == [416, 624]
 
 
 def test_confidence_without_a_fit_is_the_face_probability() -> None:
