@@ -29,6 +29,14 @@ class Candidates:
     def empty() -> Candidates:
         return Candidates(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.float32))
 
+    @staticmethod
+    def joined(*parts: Candidates) -> Candidates:
+        return Candidates(
+            np.concatenate([c.centres for c in parts]),
+            np.concatenate([c.sides for c in parts]),
+            np.concatenate([c.scores for c in parts]),
+        )
+
 
 def session(path: Path) -> ort.InferenceSession:
     opts = ort.SessionOptions()

@@ -100,7 +100,8 @@ class DiceReader:
         """
         side = self.detector.long_side
         looks: Looks = {}  # each scale is looked at once, whichever step asks for it
-        finer = max(bgr.shape[:2]) >= LARGE_FRAME and self.needs_finer_look(
+        large = max(bgr.shape[:2]) >= LARGE_FRAME
+        finer = large and self.needs_finer_look(
             bgr, self.detector.detect(bgr, LARGE_DET_THRESHOLD, side, looks, fuse=False)
         )
         if finer:
@@ -122,7 +123,7 @@ class DiceReader:
             fuse, threshold = True, self.classifier.det_threshold
             found = self.detector.detect_multiscale(bgr, threshold, long_side=side, looks=looks, fuse=fuse)
         c = self.coarse_look(bgr, found, side, looks, fuse, threshold)
-        if not finer and max(bgr.shape[:2]) >= LARGE_FRAME:
+        if large and not finer:
             c = self._split_clusters(bgr, c)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
@@ -167,7 +168,7 @@ class DiceReader:
             return found  # many dice found: the photo is not one block taken for a die
         f = self.detector.long_side / max(bgr.shape[:2])
         keep = np.ones(len(found), bool)
-        parts = [found]
+        parts: list[Candidates] = []  # the dice of each big candidate split
         for k in np.nonzero(found.sides * f >= FINER_BELOW)[0]:
             side = float(found.sides[k])
             x0, y0 = (np.maximum(found.centres[k] - 0.75 * side, 0)).astype(int)
@@ -190,12 +191,7 @@ class DiceReader:
                 parts.append(inner.select(dice))
         if keep.all():
             return found
-        parts[0] = found.select(keep)
-        return Candidates(
-            np.concatenate([c.centres for c in parts]),
-            np.concatenate([c.sides for c in parts]),
-            np.concatenate([c.scores for c in parts]),
-        )
+        return Candidates.joined(found.select(keep), *parts)
 
     def coarse_look(
         self,
@@ -255,12 +251,7 @@ class DiceReader:
                 add.append(int(k))
         if not add:
             return base
-        kept, big = base.select(~drop), coarse.select(np.array(add))
-        return Candidates(
-            np.concatenate([kept.centres, big.centres]),
-            np.concatenate([kept.sides, big.sides]),
-            np.concatenate([kept.scores, big.scores]),
-        )
+        return Candidates.joined(base.select(~drop), coarse.select(np.array(add)))
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
         c, finer = self._find(img.bgr)

@@ -22,6 +22,14 @@ def reader() -> DiceReader:
     return get_reader()
 
 
+def _block(values: list[int], columns: int, corner: tuple[int, int], pitch: int, side: int, turn: float) -> np.ndarray:
+    """A 12 MP photo of a block of drawn dice, ``columns`` to a row, each turned by ``turn`` degrees per pip."""
+    img = table(4000, 3000, seed=0)
+    for i, value in enumerate(values):
+        draw_die(img, corner[0] + pitch * (i % columns), corner[1] + pitch * (i // columns), side, value, turn * value)
+    return img
+
+
 def _agree(read: list[str], truth: list[str]) -> int:
     return sum((Counter(read) & Counter(truth)).values())
 
@@ -161,10 +169,8 @@ def test_a_cluster_of_tiny_dice_in_a_large_photo_is_read_as_its_dice(
 ) -> None:
     # seven dice of 30 px, two rows, in a 12 MP photo: at twice the scale they pass for one big die; at three times
     # they are seven
-    img = table(4000, 3000, seed=0)
     values = [1, 6, 5, 4, 3, 2, 1]
-    for i, value in enumerate(values):
-        draw_die(img, 1600 + 76 * (i % 4), 1300 + 76 * (i // 4), 30, value, angle=13.0 * value)
+    img = _block(values, columns=4, corner=(1600, 1300), pitch=76, side=30, turn=13.0)
     photo = bytes(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
     assert sorted(d.face for d in reader.read_bytes(photo, kind="pip").dice) == sorted(map(str, values))
     monkeypatch.setattr("vision.reader.FINER_FEW", 0)
@@ -228,11 +234,7 @@ def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
         if len(calls) > 1:
             return found
         patch = Candidates(np.array([[700.0, 700.0]], np.float32), np.array([400.0], np.float32), np.array([0.5]))
-        return Candidates(
-            np.concatenate([found.centres, patch.centres]),
-            np.concatenate([found.sides, patch.sides]),
-            np.concatenate([found.scores, patch.scores]),
-        )
+        return Candidates.joined(found, patch)
 
     monkeypatch.setattr(reader.detector, "detect", patch_at_first_look)
     assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
@@ -247,10 +249,8 @@ def test_a_block_of_tiny_dice_read_as_one_big_die_is_read_as_its_dice(
 ) -> None:
     # seven dice of 45 px in three columns in a 12 MP photo: at the first look they are one die of 450 px, read
     # surely as a 4 (the corner dice its pips), so no finer look is taken; looked into, they are seven
-    img = table(4000, 3000, seed=0)
     values = [6, 3, 3, 5, 2, 4, 6]
-    for i, value in enumerate(values):
-        draw_die(img, 1800 + 99 * (i % 3), 1400 + 99 * (i // 3), 45, value, angle=11.0 * value)
+    img = _block(values, columns=3, corner=(1800, 1400), pitch=99, side=45, turn=11.0)
     assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
     monkeypatch.setattr("vision.reader.SPLIT_MIN", len(values) + 1)  # not looked into: the reader before
     (one,) = reader.read_array(img, kind="pip").dice
