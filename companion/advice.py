@@ -38,9 +38,11 @@ __all__ = [
     "Points",
     "RowAdvice",
     "SheetEntry",
+    "advice_view",
     "advise",
     "advise_setup",
     "advise_state",
+    "held_positions",
     "holds_of",
     "rethrow_outcomes",
 ]
@@ -296,17 +298,19 @@ def advise(
     fixed: Sequence[int] = (),
     held_fixed: bool = False,
     doubled: bool = False,
+    with_rows: bool = True,
 ) -> Advice:
     """The value of every distinct hold of ``dice`` with ``throws_left`` rethrows still allowed after this throw.
 
     ``fixed``: dice set aside for good earlier in the turn (classic house rule, with ``held_fixed``): every hold keeps
     them, and with ``held_fixed`` each hold stays aside for the rest of the turn. ``doubled``: the dice on the table
-    would score double as they are (sheet). With no throws left the only entry is standing.
+    would score double as they are (sheet). With no throws left the only entry is standing. ``with_rows``: for a
+    sheet goal, also each row's prospects played for alone.
     """
     ordered = _check(dice, throws_left, fixed)
     holds = _holds(ordered, throws_left, goal, fixed, held_fixed, doubled)
     rows: tuple[RowAdvice, ...] = ()
-    if isinstance(goal, SheetEntry) and not goal.made:
+    if with_rows and isinstance(goal, SheetEntry) and not goal.made:
         rows = tuple(_row_advice(ordered, throws_left, goal, r, doubled) for r in goal.rows)
     return Advice(ordered, throws_left, goal.objective, holds, rows)
 
@@ -438,6 +442,8 @@ class Position:
     positions: Dice  # the dice on the table in their order (positions 0-4)
     beat_player: int | None = None
     beat_rank: HandRank | None = None
+    beat_dice: Dice = ()
+    fixed: tuple[int, ...] = ()  # positions set aside for good (classic house rule)
 
 
 def advise_state(rules: Any, state: Any, beat: Sequence[int] | None = None) -> tuple[Advice, Position]:
@@ -482,26 +488,77 @@ def advise_state(rules: Any, state: Any, beat: Sequence[int] | None = None) -> t
     left = max(0, engine.max_throws(state) - turn.throws)
     held_fixed = bool(engine.held_fixed(setup))
     fixed = tuple(turn.dice[p] for p in turn.fixed) if held_fixed else ()
-    position = Position(turn.player, turn.dice)
+    fixed_at = tuple(turn.fixed) if held_fixed else ()
+    position = Position(turn.player, turn.dice, fixed=fixed_at)
     beat_goal: Goal | None = None
     if beat is not None:
         rank = evaluate(beat, hand_rules)
         beat_goal = Beat(hand_rules, rank.key)
-        position = Position(turn.player, turn.dice, None, rank)
+        position = Position(turn.player, turn.dice, None, rank, _sorted(beat), fixed_at)
     else:
         hands = state.stage.hands
         scores_points = (setup.game == "bone" and state.stage.kind != "extra") or (
             setup.game == "classic" and setup.get("mode") == "points"
         )
         if hands and not scores_points:
-            ranks = [(engine.rank(setup, h.dice), h.player) for h in hands]
+            ranks = [(engine.rank(setup, h.dice), h) for h in hands]
             top = max(r for r, _ in ranks)
-            holder = next(p for r, p in ranks if r == top)
+            holder = next(h for r, h in ranks if r == top)
             beat_goal = Beat(hand_rules, top.key)
-            position = Position(turn.player, turn.dice, holder, top)
+            position = Position(turn.player, turn.dice, holder.player, top, _sorted(holder.dice), fixed_at)
         elif not scores_points and setup.game != "bone":
             raise IllegalAction(
                 "Nobody has stood yet this round, so there is no hand to beat: name one to see the chance to beat it."
             )
     goal = beat_goal if beat_goal is not None else Points(hand_rules)
     return advise(turn.dice, left, goal, fixed=fixed, held_fixed=held_fixed), position
+
+
+def held_positions(keep: Sequence[int], dice: Sequence[int], prefer: Sequence[int] = ()) -> list[int]:
+    """Positions (0-4) of ``dice`` that keep the multiset ``keep``, taking the positions in ``prefer`` first (the
+    dice already set aside), so the answer can be sent as a throw's ``held``."""
+    order = [*prefer, *(i for i in range(len(dice)) if i not in prefer)]
+    out: list[int] = []
+    for value in keep:
+        spot = next(i for i in order if dice[i] == value and i not in out)
+        out.append(spot)
+    return sorted(out)
+
+
+def advice_view(log: Any, beat: Sequence[object] | None = None) -> JSON:
+    """The advice for the player to move of a game (:class:`companion.core.GameLog`), as the API answers it.
+
+    ``beat``: a hand to beat as five dice (faces or ranks) where the game has none yet.
+    """
+    from companion.dice import parse_dice
+
+    setup: Setup = log.setup
+    kind = setup.dice_kind
+    target = parse_dice(list(beat), kind, count=DICE) if beat is not None else None
+    advice, position = advise_state(log.rules, log.state, target)
+    out = advice.to_json(kind)
+    for entry, hold in zip(out["holds"], advice.holds, strict=True):
+        entry["held"] = held_positions(hold.keep, position.positions, position.fixed)
+        entry["stand"] = hold.stands
+    beat_json: JSON | None = None
+    if position.beat_rank is not None:
+        holder = position.beat_player
+        beat_json = {
+            "player": holder,
+            "name": setup.players[holder] if holder is not None else None,
+            "dice": list(position.beat_dice),
+            "faces": faces(position.beat_dice, kind),
+            **position.beat_rank.to_json(),
+        }
+    for entry in out.get("rows", []):
+        row = row_by_id(entry["row"])
+        entry["label_de"], entry["label_en"] = row.label_de, row.label_en
+    return {
+        **out,
+        "game": setup.game,
+        "player": position.player,
+        "name": setup.players[position.player],
+        "dice": list(position.positions),
+        "faces": faces(position.positions, kind),
+        "beat": beat_json,
+    }
