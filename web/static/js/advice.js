@@ -24,8 +24,8 @@
     return Becher.fmt(W.keep, { dice: hold.keep.join(" ") });
   }
 
-  function oddsText(W, advice, value) {
-    if (advice.objective === "points") return Becher.fmt(W.points, { n: pts(value) });
+  function oddsText(W, advice, value, sure) {
+    if (advice.objective === "points") return Becher.fmt(sure ? W.points_sure : W.points, { n: pts(value) });
     const b = advice.beat || {};
     const hand = b.said || b.label_en || "";
     if (b.name) return Becher.fmt(W.beat, { pct: pct(value), name: b.name, hand });
@@ -65,7 +65,7 @@
     out.innerHTML = "";
     const head = document.createElement("p");
     head.className = "advice-best";
-    head.textContent = `${holdText(W, best)}: ${oddsText(W, advice, best.value)}`;
+    head.textContent = `${holdText(W, best)}: ${oddsText(W, advice, best.value, best.stand)}`;
     out.appendChild(head);
     if (rest.length) {
       const list = document.createElement("ol");
@@ -73,7 +73,8 @@
       list.setAttribute("aria-label", W.next);
       rest.slice(0, 2).forEach((h) => {
         const li = document.createElement("li");
-        const short = advice.objective === "points" ? Becher.fmt(W.points, { n: pts(h.value) }) : pct(h.value);
+        const words = h.stand ? W.points_sure : W.points;
+        const short = advice.objective === "points" ? Becher.fmt(words, { n: pts(h.value) }) : pct(h.value);
         li.textContent = `${holdText(W, h)}: ${short}`;
         list.appendChild(li);
       });
