@@ -508,7 +508,8 @@ def advise_state(rules: Any, state: Any, beat: Sequence[int] | None = None) -> t
             position = Position(turn.player, turn.dice, holder.player, top, _sorted(holder.dice), fixed_at)
         elif not scores_points and setup.game != "bone":
             raise IllegalAction(
-                "Nobody has stood yet this round, so there is no hand to beat: name one to see the chance to beat it."
+                "Nobody has stood yet this round, so there is no hand to beat yet; "
+                "the hint starts with the next player."
             )
     goal = beat_goal if beat_goal is not None else Points(hand_rules)
     return advise(turn.dice, left, goal, fixed=fixed, held_fixed=held_fixed), position
