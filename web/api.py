@@ -353,6 +353,25 @@ def games_get(game_id: str) -> Response:
     return ok(game=store.game(game_id), you=access.you(store, row), **extra)
 
 
+@bp.get("/games/<game_id>/advice")
+def games_advice(game_id: str) -> Response:
+    """The hold advisor for the player to move (companion.advice); ``?beat=`` names a hand to beat where none is."""
+    from companion.advice import advice_view
+
+    store = store_of()
+    row = game_row(game_id)
+    access.require_read(store, row)
+    if row.status == "finished":
+        fail(409, "illegal", "The game is finished; there is nothing to advise.")
+    raw = request.args.get("beat")
+    beat = [t for t in raw.replace(" ", ",").split(",") if t] if raw is not None else None
+    advice = advice_view(GameLog.from_jsonl(store.export(game_id)[1]), beat)
+    for part in [advice["beat"] or {}, *advice.get("rows", [])]:
+        if "label_en" in part:
+            part["said"] = say(Message(part["label_en"]))
+    return ok(advice=advice)
+
+
 @bp.get("/games/<game_id>/log")
 def games_log(game_id: str) -> Response:
     store = store_of()

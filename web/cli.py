@@ -1,4 +1,4 @@
-"""The ``becher`` command: serve, read, hand, replay (contracts in guide/ARCHITECTURE.md and README).
+"""The ``becher`` command: serve, read, hand, advise, replay (contracts in guide/ARCHITECTURE.md and README).
 
 Heavy parts (Flask, OpenCV, onnxruntime) are imported only by the subcommand that needs them,
 so ``becher hand`` stays instant.
@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from companion import BecherError, GameLog, rules_for
 from companion.dice import DiceKind, parse_die
@@ -34,28 +34,88 @@ def _parse_setting(text: str) -> tuple[str, object]:
     return name.strip(), value
 
 
+def _game_dice(rules: Any, tokens: Sequence[str], sets: Sequence[str] | None) -> tuple[Any, list[list[int]]]:
+    """The setup (settings from ``--set``; the dice kind guessed from the faces unless set) and each group of
+    ``tokens`` as ranks of the game's dice; faces that do not exist or mix kinds are refused by name."""
+    flat = [t for group in tokens for t in group]
+    for token in flat:
+        parse_die(token)  # a face that exists at all, before guessing the kind
+    pip_faces = [t for t in flat if t.strip() in {"1", "2", "3", "4", "5", "6"}]
+    poker_faces = [t for t in flat if t not in pip_faces]
+    if pip_faces and poker_faces:
+        raise BecherError(
+            f"These dice mix pip faces ({pip_faces[0]}) and poker faces ({poker_faces[0]}); give one kind."
+        )
+    settings: dict[str, object] = dict(_parse_setting(s) for s in sets or [])
+    if "dice" in {s.name for s in rules.settings} and "dice" not in settings:
+        settings["dice"] = DiceKind.POKER.value if poker_faces else DiceKind.PIP.value
+    players = [f"P{i + 1}" for i in range(max(rules.min_players, 1))]
+    setup = rules.make_setup(players, settings)
+    # Re-parse with the game's dice kind so a poker face in a pip-only game is refused by name.
+    return setup, [[parse_die(token, setup.dice_kind) for token in group] for group in tokens]
+
+
 def cmd_hand(args: argparse.Namespace) -> int:
     try:
         rules = rules_for(args.game)
-        for token in args.dice:
-            parse_die(token)  # a face that exists at all, before guessing the kind
-        pip_faces = [t for t in args.dice if t.strip() in {"1", "2", "3", "4", "5", "6"}]
-        poker_faces = [t for t in args.dice if t not in pip_faces]
-        if pip_faces and poker_faces:
-            raise BecherError(
-                f"These dice mix pip faces ({pip_faces[0]}) and poker faces ({poker_faces[0]}); give one kind."
-            )
-        poker = bool(poker_faces)
-        settings: dict[str, object] = dict(_parse_setting(s) for s in args.set or [])
-        if "dice" in {s.name for s in rules.settings} and "dice" not in settings:
-            settings["dice"] = DiceKind.POKER.value if poker else DiceKind.PIP.value
-        players = [f"P{i + 1}" for i in range(max(rules.min_players, 1))]
-        setup = rules.make_setup(players, settings)
-        # Re-parse with the game's dice kind so a poker face in a pip-only game is refused by name.
-        ranks = [parse_die(token, setup.dice_kind) for token in args.dice]
+        setup, (ranks,) = _game_dice(rules, [args.dice], args.set)
         result: dict[str, Any] = {"game": rules.id, "dice": args.dice, **rules.hand(ranks, setup, args.all_five)}
     except BecherError as exc:
         return _error(str(exc))
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+def _json_usage_error(message: str) -> NoReturn:
+    """``becher advise`` answers a bad command line in the same JSON as every other refusal (exit code 2)."""
+    _error(f"{message[:1].upper()}{message[1:]} (becher advise --help shows the usage).")
+    sys.exit(2)
+
+
+def _whole(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BecherError(f"{what} must be a whole number, not {text!r}.") from None
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from companion.advice import advise_setup, no_holds
+
+    try:
+        rules = rules_for(args.game)
+        throws_left = _whole(args.throws_left, "--throws-left")
+        groups = [args.dice] + ([args.beat] if args.beat is not None else [])
+        setup, ranks = _game_dice(rules, groups, args.set)
+        refusal = no_holds(setup)
+        if refusal is not None:
+            raise refusal
+        if len(ranks[0]) != 5:
+            raise BecherError(f"The advice needs the 5 dice on the table, not {len(ranks[0])}.")
+        beat = ranks[1] if args.beat is not None else None
+        if beat is not None and len(beat) != 5:
+            raise BecherError(f"--beat takes the 5 dice of the hand to beat, not {len(beat)}.")
+        if beat is not None and setup.game == "sheet":
+            raise BecherError("The score sheet has no hand to beat; leave out --beat.")
+        sheet_only = {"--open": args.open, "--reserve": args.reserve, "--all-five": args.all_five or None}
+        given = [name for name, value in sheet_only.items() if value is not None]
+        if given and setup.game != "sheet":
+            raise BecherError(f"{given[0]} belongs to the score sheet (--game sheet) only.")
+        open_rows = [r for r in args.open.replace(",", " ").split() if r] if args.open is not None else None
+        reserve = _whole(args.reserve, "--reserve") if args.reserve is not None else 0
+        advice = advise_setup(
+            setup,
+            ranks[0],
+            throws_left,
+            beat,
+            open_rows=open_rows,
+            reserve=reserve,
+            all_five=True if args.all_five else None,
+        )
+    except BecherError as exc:
+        return _error(str(exc))
+    shown = advice.to_json(setup.dice_kind)
+    result = {"game": rules.id, **shown}
     print(json.dumps(result, ensure_ascii=False))
     return 0
 
@@ -131,6 +191,18 @@ def build_parser() -> argparse.ArgumentParser:
     hand.add_argument("--set", action="append", metavar="NAME=VALUE", help="a game setting (repeatable)")
     hand.add_argument("dice", nargs="+")
     hand.set_defaults(func=cmd_hand)
+
+    advise = sub.add_parser("advise", help="which dice to keep, and what each hold is worth")
+    advise.add_argument("--game", required=True)
+    advise.add_argument("--throws-left", required=True, help="rethrows still allowed after this throw (0-2)")
+    advise.add_argument("--beat", nargs=5, metavar="D", help="the 5 dice of the hand to beat")
+    advise.add_argument("--set", action="append", metavar="NAME=VALUE", help="a game setting (repeatable)")
+    advise.add_argument("--open", default=None, metavar="ROW,...", help="sheet: the rows with a free field")
+    advise.add_argument("--reserve", default=None, help="sheet: the player's reserve (default 0)")
+    advise.add_argument("--all-five", action="store_true", help="sheet: these dice were thrown all five at once")
+    advise.add_argument("dice", nargs="+")
+    advise.set_defaults(func=cmd_advise)
+    advise.error = _json_usage_error  # type: ignore[method-assign]
 
     replay = sub.add_parser("replay", help="fold an exported action log and print the standings")
     replay.add_argument("file", help="JSON-lines log, or - for standard input")
