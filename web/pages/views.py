@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, url_for
-from flask_babel import lazy_gettext
+from flask_babel import lazy_gettext, ngettext
 from markupsafe import Markup
 
 from companion.dice import PIP_FACES, POKER_FACES
@@ -250,6 +250,9 @@ def camera_words() -> dict[str, Any]:
     }
 
 
+MAX_FOUND = 30  # dice in one photo that the scripts have words for (more are said as this many)
+
+
 def client_words() -> Markup:
     """The words the scripts show (toasts, announcements), in the page's language, as JSON for a <script>."""
     words = {
@@ -261,9 +264,25 @@ def client_words() -> Markup:
         "online": tr("Live"),
         "reading": tr("Reading the dice..."),
         "read_none": tr("No dice found; enter them by hand."),
-        "need_dice": tr("Enter %(n)s dice first."),
+        # plural forms by count, said on the server where each language's plural rules are known
+        "need_dice": {n: str(ngettext("Enter %(num)s die first.", "Enter %(num)s dice first.", n)) for n in range(1, 6)},
         "tap_die": tr("Tap a die to correct it."),
-        "more_dice": tr("%(found)s dice found; the %(n)s surest are entered."),
+        "more_dice": {
+            n: str(
+                ngettext(
+                    "%(num)s die found; the %(n)s surest are entered.",
+                    "%(num)s dice found; the %(n)s surest are entered.",
+                    n,
+                    n="%(n)s",  # the places to fill, put in by the script
+                )
+            )
+            for n in range(2, MAX_FOUND + 1)
+        },
+        "set_aside": tr("No room for %(dice)s: set aside until you release a kept die or clear."),
+        "all_entered": tr("All dice are entered: tap one of them to change it."),
+        "uncertain_n": {
+            n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n)) for n in range(1, 6)
+        },
         "whole_photo": tr("Show the whole photo"),
         "zoom_dice": tr("Zoom in on the dice"),
         "new_score": tr("New score: %(what)s"),

@@ -174,7 +174,10 @@ const Becher = (() => {
         try { document.dispatchEvent(new CustomEvent("becher:camera", { detail: JSON.parse(ev.data) })); } catch (e) { /* ignored */ }
       });
       source.addEventListener("photo", (ev) => {
-        try { onGame(JSON.parse(ev.data), "photo"); } catch (e) { /* ignored */ }
+        let photo = null;
+        try { photo = JSON.parse(ev.data); } catch (e) { return; }
+        try { onGame(photo, "photo"); } catch (e) { /* ignored */ }
+        document.dispatchEvent(new CustomEvent("becher:photo", { detail: photo }));
       });
       source.addEventListener("deleted", () => { source.close(); window.location.href = "/"; });
       source.addEventListener("error", () => {
@@ -209,6 +212,27 @@ const Becher = (() => {
     if (err && err.code === "stale") return words.stale;
     return (err && err.message) || words.error;
   }
+
+  /* A name cut with an ellipsis: the whole name as a tooltip on hover, and in a toast on a long press (touch). */
+  const cut = (el) => el && el.scrollWidth > el.clientWidth + 1;
+  document.addEventListener("pointerover", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    if (el && cut(el) && !el.title) el.title = el.textContent.trim();
+  });
+  let pressTimer = null;
+  document.addEventListener("pointerdown", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    clearTimeout(pressTimer);
+    if (!el || ev.pointerType === "mouse" || !cut(el)) return;
+    pressTimer = setTimeout(() => toast(el.textContent.trim()), 500);
+  });
+  ["pointerup", "pointercancel", "pointermove"].forEach((t) => document.addEventListener(t, (ev) => {
+    if (t !== "pointermove" || Math.abs(ev.movementX) + Math.abs(ev.movementY) > 6) clearTimeout(pressTimer);
+  }));
+  document.addEventListener("contextmenu", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    if (el && cut(el)) { ev.preventDefault(); toast(el.textContent.trim()); }
+  });
 
   document.addEventListener("change", (ev) => {
     const t = ev.target;
