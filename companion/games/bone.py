@@ -112,7 +112,18 @@ class BoneRules(RoundRules):
         return Outcome(tuple(leaders), reason)
 
     def view(self, state: RoundState) -> JSON:
-        return {**super().view(state), "rounds": state.setup.get("rounds"), "ties": state.setup.get("ties")}
+        """Adds ``running``: each total with the points of the hands already made in the round being played, which
+        the block shows as soon as a cell is filled (``scores`` change only when the round is settled)."""
+        running = list(state.scores)
+        if not state.over:
+            for player, rank in self.keys(state).items():
+                running[player] += rank.points or 0
+        return {
+            **super().view(state),
+            "rounds": state.setup.get("rounds"),
+            "ties": state.setup.get("ties"),
+            "running": running,
+        }
 
 
 register(BoneRules())

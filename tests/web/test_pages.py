@@ -539,7 +539,7 @@ def test_the_photo_behind_a_score_is_linked_from_the_score_block(
         assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
         seen += 1
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    banner = html[html.index("turn-banner") : html.index("table-body")]
+    banner = html[html.index("turn-banner") : html.index("card block")]
     assert f"/photo/{second}" in banner  # the throw on the table now
     post_actions(owner, game_id, [{"type": "stand", "player": 1}], seen=seen)
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
@@ -666,7 +666,7 @@ def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatc
     body = {"seen": 2, "action": {"type": "throw", "player": 0, "dice": [6, 3, 1]}, "photo": pid}
     assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
-    assert f"/photo/{pid}" in html[html.index("turn-banner") : html.index("table-body")]
+    assert f"/photo/{pid}" in html[html.index("turn-banner") : html.index("card block")]
     game = post_actions(owner, game_id, [{"type": "place", "player": 0, "row": 1, "value": 3}], seen=3)
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
     board = html[html.index('class="board"') : html.index("</table>")]
