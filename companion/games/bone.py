@@ -23,11 +23,17 @@ class BoneRules(RoundRules):
     name_en = N_("Dice poker (Bone)")
     name_de = "Würfelpoker (Bone)"
     readings_en = (
-        "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not say).",
-        "A hand counts as the highest category it meets: 1-2-3-4-4 is a small straight.",
-        "Equal highest totals at the end: only the tied players play an extra round; its best hand wins, higher dice "
-        "deciding, and an exact tie plays again.",
-        "Lower places share on equal totals.",
+        N_(
+            "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not "
+            "say)."
+        ),
+        N_("A hand counts as the highest category it meets: 1-2-3-4-4 is a small straight."),
+        N_(
+            "Equal highest totals at the end: only the tied players play an extra round; its best hand wins, higher "
+            "dice "
+            "deciding, and an exact tie plays again."
+        ),
+        N_("Lower places share on equal totals."),
     )
     readings_de = (
         "Runde 1 beginnt der erste Platz, danach rückt der Beginn jede Runde einen Platz weiter (der Regeltext sagt "

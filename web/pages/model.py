@@ -178,12 +178,13 @@ def game_choices() -> list[GameChoice]:
 
 
 def readings_of(rules: Rules[Any]) -> tuple[tuple[str, ...], bool]:
-    """The game's readings in force in the reader's language: German or English (the other six languages show
-    the English sentences, and say so)."""
+    """The game's readings in force in the reader's language: German from the rules' own German sentences, the
+    others through the catalogue; a sentence a catalogue lacks is shown in English, and the page says so."""
     lang = language()
     if lang == "de":
         return tuple(rules.readings_de), False
-    return tuple(rules.readings_en), lang != "en"
+    said = tuple(tr(text) for text in rules.readings_en)
+    return said, lang != "en" and any(a == b for a, b in zip(said, rules.readings_en, strict=True))
 
 
 # --------------------------------------------------------------------------- a game
