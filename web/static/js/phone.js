@@ -23,6 +23,8 @@
   /* ------------------------------------------------------------ the dice being entered */
 
   const storeKey = `becher.entry.${gameId}`;
+  // a reload brings the entry into view itself; the browser's own restoring would scroll it away again
+  if ("scrollRestoration" in history) history.scrollRestoration = "manual";
   let shownKey = "";
 
   function setup() {
@@ -157,19 +159,6 @@
     save();
   }
 
-  /* The new dice (not kept) fill the free places in the order they were tapped; what finds no place is set aside,
-     said under the dice, and comes back as soon as a place is free again. */
-  function repack() {
-    const free = ui.entry.map((_, i) => i).filter((i) => !locked(i));
-    const vals = free.filter((i) => ui.entry[i] != null).map((i) => ({ v: ui.entry[i], u: ui.unsure[i] }));
-    ui.extra.forEach((v) => vals.push({ v, u: false }));
-    free.forEach((i) => { ui.entry[i] = null; ui.unsure[i] = false; });
-    free.forEach((i, n) => {
-      if (n < vals.length) { ui.entry[i] = vals[n].v; ui.unsure[i] = vals[n].u; }
-    });
-    ui.extra = vals.slice(free.length).map((x) => x.v);
-  }
-
   function put(value) {
     const i = ui.entry.findIndex((v, j) => v == null && !locked(j));
     if (i < 0) {
@@ -185,23 +174,31 @@
     Becher.announce(`${Becher.fmt(W.die_n, { n: i + 1 })}: ${faceName(value)}`);
   }
 
+  /* Keeping a die never overwrites a die tapped into its place: the new dice from that place on move up one place,
+     in the order they were tapped, and what finds no place is set aside (said under the dice). Letting a kept die go
+     frees its place for the first die set aside. */
   function toggleHold(btn) {
     const pos = Number(btn.dataset.pos);
     if (ui.held.has(pos)) {
       ui.held.delete(pos);
       ui.entry[pos] = null;
       ui.unsure[pos] = false;
+      if (ui.extra.length && !ui.reading) ui.entry[pos] = ui.extra.shift();
     } else {
-      // a die tapped into this place moves on to the next free one (or is set aside), it is not overwritten
+      const after = ui.entry.map((_, i) => i).filter((i) => i >= pos && !locked(i));
+      const vals = after.filter((i) => ui.entry[i] != null).map((i) => ({ v: ui.entry[i], u: ui.unsure[i] }));
       ui.held.add(pos);
-      const moved = ui.entry[pos];
-      if (moved != null) ui.extra.unshift(moved);
       ui.entry[pos] = ui.table[pos];
       ui.unsure[pos] = false;
+      const free = after.filter((i) => i !== pos);
+      free.forEach((i, n) => {
+        ui.entry[i] = n < vals.length ? vals[n].v : null;
+        ui.unsure[i] = n < vals.length ? vals[n].u : false;
+      });
+      ui.extra = vals.slice(free.length).map((x) => x.v).concat(ui.extra);
     }
     btn.setAttribute("aria-pressed", ui.held.has(pos) ? "true" : "false");
     if (ui.reading) applyReading(ui.reading);
-    else repack();
     render();
   }
 
