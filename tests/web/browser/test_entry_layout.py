@@ -255,11 +255,9 @@ def play_board_to_first_game_end(page: Any, base: str, game_id: str) -> dict[str
         st = game["state"]
         if any(g.get("complete") for g in st["view"].get("games") or []):
             return dict(game)
-        option = next(o for o in st["options"] if o["action"] != "choose_starter" or o["player"] == 0)
+        option = st["options"][0]
         action: dict[str, Any] = {"type": option["action"], "player": option["player"]}
-        if option["action"] == "choose_starter":
-            action["starter"] = 0
-        elif option["action"] in ("throw", "roll_off"):
+        if option["action"] in ("throw", "roll_off"):
             action["dice"] = next(throws)[: int(option.get("dice_count") or 3)]
         else:
             action.update({k: v for k, v in option.items() if k in ("row", "die", "slot", "side", "value")})

@@ -8,6 +8,16 @@ const Becher = (() => {
     return String(template).replace(/%\((\w+)\)s/g, (_, k) => (values && k in values ? values[k] : ""));
   }
 
+  /* Words for a count: the server gives each count's words (plural rules differ by language); past the last count
+     it has, the last. ``values`` fill the other placeholders. */
+  function plural(map, n, values) {
+    const all = { n, num: n, ...(values || {}) };
+    if (typeof map === "string") return fmt(map, all);
+    const keys = Object.keys(map || {}).map(Number).sort((a, b) => a - b);
+    const k = map[n] != null ? n : keys[keys.length - 1];
+    return fmt(map[k] || "", all);
+  }
+
   /* A die as read: its face, or "D=Q" where the reader saw another printing of it (a German queen). */
   function faceLabel(d) {
     return d.printed && d.printed !== d.face ? `${d.printed}=${d.face}` : String(d.face);
@@ -239,5 +249,5 @@ const Becher = (() => {
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, faceLabel, surest, photoView, placeLabels, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, plural, faceLabel, surest, photoView, placeLabels, toast, announce, api, follow, swap, describeError, ApiError };
 })();

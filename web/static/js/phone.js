@@ -261,9 +261,9 @@
     const status = document.getElementById("photo-status");
     const uncertain = dice.filter((x) => x.d.uncertain).length; // of the dice entered
     let msg = reading.dice.length ? W.tap_die : W.read_none;
-    if (found > free.length) msg = plural(W.more_dice, found, { n: free.length }) + " " + W.tap_die;
-    else if (dice.length !== free.length && reading.dice.length) msg = plural(W.need_dice, free.length) + " " + W.tap_die;
-    if (uncertain) msg = `${plural(W.uncertain_n, uncertain)} ${msg}`;
+    if (found > free.length) msg = Becher.plural(W.more_dice, found, { n: free.length }) + " " + W.tap_die;
+    else if (dice.length !== free.length && reading.dice.length) msg = Becher.plural(W.need_dice, free.length) + " " + W.tap_die;
+    if (uncertain) msg = `${Becher.plural(W.uncertain_n, uncertain)} ${msg}`;
     status.textContent = msg;
   }
 
@@ -393,21 +393,12 @@
     const action = JSON.parse(btn.dataset.action);
     const needs = (btn.dataset.needs || "").split(" ");
     if (ui.entry.some((v) => v == null)) {
-      Becher.toast(plural(W.need_dice, ui.count), true);
+      Becher.toast(Becher.plural(W.need_dice, ui.count), true);
       return;
     }
     if (needs.includes("dice")) action.dice = ui.entry.slice();
     if (needs.includes("held")) action.held = Array.from(ui.held).sort((a, b) => a - b);
     send(action, ui.photo ? { photo: ui.photo } : {});
-  }
-
-  /* A word for a count: the server gives each count's words (plural rules differ by language); past the last, the last. */
-  function plural(map, n, values) {
-    const all = { n, num: n, ...(values || {}) };
-    if (typeof map === "string") return Becher.fmt(map, all);
-    const keys = Object.keys(map).map(Number).sort((a, b) => a - b);
-    const k = map[n] != null ? n : keys[keys.length - 1];
-    return Becher.fmt(map[k], all);
   }
 
   let busy = null;
