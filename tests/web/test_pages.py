@@ -908,3 +908,12 @@ def test_the_poker_letters_each_language_names_are_read_as_those_faces() -> None
             assert lists, (lang, msgid, text)
             for letters in lists:
                 assert [parse_die(t, DiceKind.POKER) for t in letters] == [3, 4, 5, 6], (lang, text)
+
+
+def test_a_join_link_on_a_loopback_address_is_known_as_one_phones_cannot_open() -> None:
+    from web.pages.table import is_loopback
+
+    for url in ("http://127.0.0.1:8000/join/K7PQ2M", "https://localhost/join/X", "http://[::1]:5000/join/X"):
+        assert is_loopback(url), url
+    for url in ("http://192.168.1.20:8000/join/K7PQ2M", "https://becher.example/join/X", ""):
+        assert not is_loopback(url), url

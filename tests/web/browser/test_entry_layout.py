@@ -195,7 +195,8 @@ def test_the_phone_keeps_every_tap_and_sends_once(server: str, sized: tuple[str,
 
 def test_no_page_is_wider_than_the_screen_in_any_language(browser: Any, tmp_path: Any) -> None:
     # 4: the start page (empty database) and, with eight players and a 40-character name, the table, the phone and
-    # the history, in all eight languages on a phone, and in German at the two tablet sizes; the join box near the top
+    # the history, in all eight languages on a phone, and in German at the two tablet sizes; the join box near the
+    # top; the name box takes the 40 characters the API takes, no more
     with serving({"DATABASE": str(tmp_path / "b.sqlite3"), "TESTING": True}) as (base, _):
         wide = "() => document.documentElement.scrollWidth - innerWidth"
         for lang in ["de", "en", "es", "fr", "it", "nl", "pl", "pt"]:
@@ -217,6 +218,8 @@ def test_no_page_is_wider_than_the_screen_in_any_language(browser: Any, tmp_path
                 for where in ("table", "phone", "history"):
                     page.goto(f"{base}/{where}/{game_id}")
                     assert page.evaluate(wide) <= 0, (lang, size, where)
+                    if where != "history":  # and the entry on screen in every language's words
+                        assert_on_screen(page, f"{where} {lang} {size}")
                 if lang == "pl" and size == "phone":
                     screenshot(page, "i34-history-pl-phone")
                 ctx.close()
