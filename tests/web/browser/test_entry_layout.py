@@ -226,8 +226,10 @@ def test_no_page_is_wider_than_the_screen_in_any_language(browser: Any, tmp_path
 
 
 def test_the_block_shows_each_hands_dice_and_bones_running_total(server: str, tablet: Any) -> None:
-    # 5: two "Two pairs" side by side, each with its dice; bone's total moves as soon as a hand stands
-    game_id = create(tablet, server, "classic", ["Anna", "Ben", "Cleo"], {"mode": "points"})
+    # 5: two "Two pairs" side by side, each with its dice; bone's total moves as soon as a hand stands. 4: a
+    # 24-character name keeps the fourth column inside the card.
+    four = ["Anna", "Ben", "Cleo", "Dorothea-Wilhelmina Graf"]
+    game_id = create(tablet, server, "classic", four, {"mode": "points"})
     act(tablet, server, game_id, {"type": "throw", "player": 0, "dice": [2, 2, 5, 5, 6]})
     act(tablet, server, game_id, {"type": "stand", "player": 0})
     act(tablet, server, game_id, {"type": "throw", "player": 1, "dice": [3, 3, 4, 4, 1]})  # one throw: it stands
