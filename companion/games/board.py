@@ -295,16 +295,25 @@ class BoardRules(Rules[BoardState]):
     name_en = N_("Würfel Poker (board game)")
     name_de = "Würfel Poker (Brettspiel)"
     readings_en = (
-        'The rule text\'s example "6-2-1 beats 5-4-3" contradicts its own ranking, since 5-4-3 is a straight; the '
-        "ranking is followed, and a straight beats any single.",
-        "A straight is three consecutive values in any order, without wrap: 6-1-2 is a single.",
-        "Identical sides: the side whose third die was placed first wins (a setting makes it the first die); the "
-        "side counts, not who placed the dice.",
-        "With dice on either side, a die on the other side belongs to that side's hand and its point to that side's "
-        "owner.",
-        "The loser of a game throws first in the next; the match ends after the game in which a player reaches the "
-        "points to win.",
-        "Who starts: one die each, in any order; a tie throws again, or the players agree.",
+        N_(
+            'The rule text\'s example "6-2-1 beats 5-4-3" contradicts its own ranking, since 5-4-3 is a straight; the '
+            "ranking is followed, and a straight beats any single."
+        ),
+        N_("A straight is three consecutive values in any order, without wrap: 6-1-2 is a single."),
+        N_(
+            "Identical sides: the side whose third die was placed first wins (a setting makes it the first die); the "
+            "side counts, not who placed the dice."
+        ),
+        N_(
+            "With dice on either side, a die on the other side belongs to that side's hand and its point to that "
+            "side's "
+            "owner."
+        ),
+        N_(
+            "The loser of a game throws first in the next; the match ends after the game in which a player reaches the "
+            "points to win."
+        ),
+        N_("Who starts: one die each, in any order; a tie throws again, or the players agree."),
     )
     readings_de = (
         'Das Beispiel des Regeltexts "6-2-1 schlägt 5-4-3" widerspricht seiner eigenen Rangfolge, denn 5-4-3 ist '

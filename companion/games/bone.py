@@ -23,11 +23,17 @@ class BoneRules(RoundRules):
     name_en = N_("Dice poker (Bone)")
     name_de = "Würfelpoker (Bone)"
     readings_en = (
-        "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not say).",
-        "A hand counts as the highest category it meets: 1-2-3-4-4 is a small straight.",
-        "Equal highest totals at the end: only the tied players play an extra round; its best hand wins, higher dice "
-        "deciding, and an exact tie plays again.",
-        "Lower places share on equal totals.",
+        N_(
+            "Round 1 starts with the first seat, and the start passes one seat on each round (the rule text does not "
+            "say)."
+        ),
+        N_("A hand counts as the highest category it meets: 1-2-3-4-4 is a small straight."),
+        N_(
+            "Equal highest totals at the end: only the tied players play an extra round; its best hand wins, higher "
+            "dice "
+            "deciding, and an exact tie plays again."
+        ),
+        N_("Lower places share on equal totals."),
     )
     readings_de = (
         "Runde 1 beginnt der erste Platz, danach rückt der Beginn jede Runde einen Platz weiter (der Regeltext sagt "
@@ -112,7 +118,18 @@ class BoneRules(RoundRules):
         return Outcome(tuple(leaders), reason)
 
     def view(self, state: RoundState) -> JSON:
-        return {**super().view(state), "rounds": state.setup.get("rounds"), "ties": state.setup.get("ties")}
+        """Adds ``running``: each total with the points of the hands already made in the round being played, which
+        the block shows as soon as a cell is filled (``scores`` change only when the round is settled)."""
+        running = list(state.scores)
+        if not state.over:
+            for player, rank in self.keys(state).items():
+                running[player] += rank.points or 0
+        return {
+            **super().view(state),
+            "rounds": state.setup.get("rounds"),
+            "ties": state.setup.get("ties"),
+            "running": running,
+        }
 
 
 register(BoneRules())

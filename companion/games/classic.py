@@ -753,16 +753,27 @@ class ClassicRules(Rules[ClassicState]):
     settings = SETTINGS
     actions: ClassVar[tuple[type[Action], ...]] = (Throw, Stand, Blind, Announce, Believe, Rethrow, Doubt, Reveal, Take)
     readings_en = (
-        "Round 1 starts with the first seat; in strikes mode the player who took the strike starts the next round, "
-        "or the next seat still in if that player is out.",
-        "An exact tie for the lowest hand: only the tied players play the round again, with the same throw limit.",
-        "With the throw limit on, the throws the round's first player used are the most anyone else may use in that "
-        "round.",
-        "In points mode the start passes one seat on each round, and equal totals at the end share the place.",
-        "Bluff: if the dice under the cup are at least as good as the claim, the doubter takes the strike, otherwise "
-        "the announcer does.",
-        "Bluff: a claim of five sixes cannot be raised; the next player takes one strike or lifts, and the loser of "
-        "that lift takes two.",
+        N_(
+            "Round 1 starts with the first seat; in strikes mode the player who took the strike starts the next round, "
+            "or the next seat still in if that player is out."
+        ),
+        N_("An exact tie for the lowest hand: only the tied players play the round again, with the same throw limit."),
+        N_(
+            "With the throw limit on, the throws the round's first player used are the most anyone else may use in "
+            "that "
+            "round."
+        ),
+        N_("In points mode the start passes one seat on each round, and equal totals at the end share the place."),
+        N_(
+            "Bluff: if the dice under the cup are at least as good as the claim, the doubter takes the strike, "
+            "otherwise "
+            "the announcer does."
+        ),
+        N_(
+            "Bluff: a claim of five sixes cannot be raised; the next player takes one strike or lifts, and the loser "
+            "of "
+            "that lift takes two."
+        ),
     )
     readings_de = (
         "Runde 1 beginnt der erste Platz; im Strichmodus beginnt, wer den Strich bekam, die nächste Runde, oder der "

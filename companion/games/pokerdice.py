@@ -24,11 +24,16 @@ class PokerDiceRules(RoundRules):
     name_en = N_("Poker Dice")
     name_de = "Poker Dice (Pokerwürfel)"
     readings_en = (
-        "The only straights are 9-10-J-Q-K and 10-J-Q-K-A; 9-J-Q-K-A is a high die.",
-        "An exact tie for the best hand: nobody scores yet; the tied players play the round again while the others "
-        "sit out, until one hand is best.",
-        "The next round starts with the seat after the last player who threw; after a roll-off, after the last tied "
-        "player who threw.",
+        N_("The only straights are 9-10-J-Q-K and 10-J-Q-K-A; 9-J-Q-K-A is a high die."),
+        N_(
+            "An exact tie for the best hand: nobody scores yet; the tied players play the round again while the others "
+            "sit out, until one hand is best."
+        ),
+        N_(
+            "The next round starts with the seat after the last player who threw; after a roll-off, after the last "
+            "tied "
+            "player who threw."
+        ),
     )
     readings_de = (
         "Die einzigen Straßen sind 9-10-J-Q-K und 10-J-Q-K-A; 9-J-Q-K-A ist nur ein höchster Würfel.",

@@ -255,16 +255,23 @@ class SheetRules(Rules[SheetState]):
     name_en = N_("Würfelpoker on a score sheet")
     name_de = "Würfelpoker mit Punktezettel"
     readings_en = (
-        "Paying from the reserve is not a choice: a Schule entry short of dice pays when the reserve holds enough, "
-        "otherwise it is a zero.",
-        "A Schule entry without a die of its number is a zero, whatever the reserve holds.",
-        "The Summe can be struck; that gives up its column's bonus.",
-        "A strike needs no throw.",
-        "A combination row's bonus is its best field as written (doubled if it was doubled); a column's bonus is its "
-        "best combination or Summe.",
-        "Turns go round the seats, one entry each, so all sheets fill at the same pace.",
-        "Every field that changed the reserve holds the new level and older levels are struck through; a reserve "
-        "paid down to 0 writes 0.",
+        N_(
+            "Paying from the reserve is not a choice: a Schule entry short of dice pays when the reserve holds enough, "
+            "otherwise it is a zero."
+        ),
+        N_("A Schule entry without a die of its number is a zero, whatever the reserve holds."),
+        N_("The Summe can be struck; that gives up its column's bonus."),
+        N_("A strike needs no throw."),
+        N_(
+            "A combination row's bonus is its best field as written (doubled if it was doubled); a column's bonus is "
+            "its "
+            "best combination or Summe."
+        ),
+        N_("Turns go round the seats, one entry each, so all sheets fill at the same pace."),
+        N_(
+            "Every field that changed the reserve holds the new level and older levels are struck through; a reserve "
+            "paid down to 0 writes 0."
+        ),
     )
     readings_de = (
         "Das Bezahlen aus der Reserve ist keine Wahl: fehlen einer Schule-Eintragung Würfel, zahlt die Reserve, wenn "

@@ -168,3 +168,13 @@ def test_bone_a_fourth_throw_or_a_hold_after_standing_is_refused_with_the_reason
     hands(log, [(1, (6, 6, 6, 1, 2)), (1, (2, 2, 2, 1, 1))])  # round 2 starts with P1, who stands at once
     with pytest.raises(IllegalAction, match="P1's hand is locked in after 1 throw;"):
         throw(log, 1, (2, 2, 2, 2, 1), held=(0, 1, 2, 3))
+
+
+def test_bone_view_running_total_counts_a_hand_as_soon_as_it_stands() -> None:
+    # the block shows the total with the hands already stood in the round, not only when the round is settled
+    log = game()
+    hands(log, ROUND_A)  # round 1 settled: 25 and 15
+    assert log.summary()["view"]["running"] == [25, 15]
+    hands(log, [(1, (5, 5, 5, 5, 1))])  # round 2 starts with seat 1: its 40 counts at once
+    view = log.summary()["view"]
+    assert view["scores"] == [25, 15] and view["running"] == [25, 55]

@@ -342,28 +342,42 @@ def test_face_pictures_exist_for_every_face() -> None:
 
 
 def test_catalogs_are_complete_compiled_and_keep_placeholders() -> None:
-    """Every language has every phrase of the pages, with the same %(name)s placeholders, and its .mo is current."""
+    """Every language has every phrase of the pages, with the same %(name)s placeholders, and its .mo is current;
+    a phrase with plural forms has every form of the language (Polish three), each with the placeholders."""
     from babel.messages.mofile import read_mo
     from babel.messages.pofile import read_po
 
+    def key(msgid: object) -> str | tuple[str, ...]:
+        return msgid if isinstance(msgid, str) else tuple(msgid)  # type: ignore[arg-type]
+
+    def forms(string: object) -> tuple[str, ...]:
+        return (string,) if isinstance(string, str) else tuple(string)  # type: ignore[arg-type]
+
     root = Path(__file__).resolve().parents[2] / "web" / "translations"
     with (root / "messages.pot").open("rb") as f:
-        wanted = {m.id for m in read_po(f) if m.id}
+        wanted = {key(m.id) for m in read_po(f) if m.id}
+    assert any(isinstance(w, tuple) for w in wanted), "the catalogue has plural forms (ngettext)"
     for lang in CODES:
         with (root / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
-            po = {m.id: m.string for m in read_po(f) if m.id}
+            catalog = read_po(f, locale=lang)
+        po = {key(m.id): forms(m.string) for m in catalog if m.id}
         with (root / lang / "LC_MESSAGES" / "messages.mo").open("rb") as f:
-            mo = {m.id: m.string for m in read_mo(f) if m.id}
-        assert wanted <= set(po), (lang, sorted(wanted - set(po))[:5])
+            mo = {key(m.id): forms(m.string) for m in read_mo(f) if m.id}
+        assert wanted <= set(po), (lang, sorted(map(str, wanted - set(po)))[:5])
         for msgid in wanted:
-            assert po[msgid], (lang, msgid)
-            assert sorted(re.findall(r"%\((\w+)\)s", msgid)) == sorted(re.findall(r"%\((\w+)\)s", po[msgid])), (
-                lang,
-                msgid,
-            )
-            # the refusals' templates ({name}, filled by str.format): each name once at least, no other
-            assert set(re.findall(r"\{(\w+)\}", msgid)) == set(re.findall(r"\{(\w+)\}", po[msgid])), (lang, msgid)
-            assert mo.get(msgid) == po[msgid], (lang, msgid, "run pybabel compile -d web/translations")
+            said = po[msgid]
+            plural = isinstance(msgid, tuple)
+            assert len(said) == (catalog.num_plurals if plural else 1), (lang, msgid)
+            source = msgid[-1] if isinstance(msgid, tuple) else msgid
+            for text in said:
+                assert text, (lang, msgid)
+                assert sorted(re.findall(r"%\((\w+)\)s", source)) == sorted(re.findall(r"%\((\w+)\)s", text)), (
+                    lang,
+                    msgid,
+                )
+                # the refusals' templates ({name}, filled by str.format): each name once at least, no other
+                assert set(re.findall(r"\{(\w+)\}", source)) == set(re.findall(r"\{(\w+)\}", text)), (lang, msgid)
+            assert mo.get(msgid) == said, (lang, msgid, "run pybabel compile -d web/translations")
 
 
 def test_the_template_holds_every_phrase_and_refusal_the_code_marks() -> None:
@@ -539,7 +553,7 @@ def test_the_photo_behind_a_score_is_linked_from_the_score_block(
         assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
         seen += 1
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    banner = html[html.index("turn-banner") : html.index("table-body")]
+    banner = html[html.index("turn-banner") : html.index("card block")]
     assert f"/photo/{second}" in banner  # the throw on the table now
     post_actions(owner, game_id, [{"type": "stand", "player": 1}], seen=seen)
     html = owner.get(f"/table/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
@@ -666,7 +680,7 @@ def test_board_dice_link_the_photo_of_their_throw(owner: FlaskClient, monkeypatc
     body = {"seen": 2, "action": {"type": "throw", "player": 0, "dice": [6, 3, 1]}, "photo": pid}
     assert owner.post(f"/api/games/{game_id}/actions", json=body, headers=WRITE).status_code == 201
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
-    assert f"/photo/{pid}" in html[html.index("turn-banner") : html.index("table-body")]
+    assert f"/photo/{pid}" in html[html.index("turn-banner") : html.index("card block")]
     game = post_actions(owner, game_id, [{"type": "place", "player": 0, "row": 1, "value": 3}], seen=3)
     html = owner.get(f"/table/{game_id}/part").get_data(as_text=True)
     board = html[html.index('class="board"') : html.index("</table>")]
@@ -707,9 +721,13 @@ def test_rules_help_says_which_reading_is_in_force(owner: FlaskClient, lang: str
         html = r.get_data(as_text=True)
         check_accessible(html, lang)
         readings = rules.readings_de if lang == "de" else rules.readings_en
+        main = html.split("<main", 1)[1]
         for text in readings:
-            assert str(escape(text)) in html and str(escape(text)) in start
-        assert ('lang="en"' in html.split("<main", 1)[1]) == (lang not in ("de", "en"))
+            # every language says them in its own words: an English sentence shows only on the English page
+            assert (str(escape(text)) in main) == (lang in ("de", "en")), (lang, text)
+            if lang in ("de", "en"):
+                assert str(escape(text)) in start
+        assert 'lang="en"' not in main
     assert owner.get("/rules/nosuchgame").status_code == 404
 
 
@@ -890,3 +908,12 @@ def test_the_poker_letters_each_language_names_are_read_as_those_faces() -> None
             assert lists, (lang, msgid, text)
             for letters in lists:
                 assert [parse_die(t, DiceKind.POKER) for t in letters] == [3, 4, 5, 6], (lang, text)
+
+
+def test_a_join_link_on_a_loopback_address_is_known_as_one_phones_cannot_open() -> None:
+    from web.pages.table import is_loopback
+
+    for url in ("http://127.0.0.1:8000/join/K7PQ2M", "https://localhost/join/X", "http://[::1]:5000/join/X"):
+        assert is_loopback(url), url
+    for url in ("http://192.168.1.20:8000/join/K7PQ2M", "https://becher.example/join/X", ""):
+        assert not is_loopback(url), url

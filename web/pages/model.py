@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask_babel import lazy_gettext
+from flask_babel import lazy_gettext, ngettext
 
 from companion.core import Rules, Setting, rules_for
 from companion.dice import PIP_FACES, POKER_FACES
@@ -178,12 +178,13 @@ def game_choices() -> list[GameChoice]:
 
 
 def readings_of(rules: Rules[Any]) -> tuple[tuple[str, ...], bool]:
-    """The game's readings in force in the reader's language: German or English (the other six languages show
-    the English sentences, and say so)."""
+    """The game's readings in force in the reader's language: German from the rules' own German sentences, the
+    others through the catalogue; a sentence a catalogue lacks is shown in English, and the page says so."""
     lang = language()
     if lang == "de":
         return tuple(rules.readings_de), False
-    return tuple(rules.readings_en), lang != "en"
+    said = tuple(tr(text) for text in rules.readings_en)
+    return said, lang != "en" and any(a == b for a, b in zip(said, rules.readings_en, strict=True))
 
 
 # --------------------------------------------------------------------------- a game
@@ -395,7 +396,13 @@ def _turn_text(
         throws = int(turn["throws"])
         limit = int(turn["max_throws"])
         if throws == 0:
-            return tr("Throw all five dice (%(n)s throws at most).", n=limit)
+            return str(
+                ngettext(
+                    "Throw all five dice (%(num)s throw at most).",
+                    "Throw all five dice (%(num)s throws at most).",
+                    limit,
+                )
+            )
         left = limit - throws
         if left > 0 and ("stand" in kinds or "enter" in kinds):
             return tr("Throw %(n)s of %(max)s done: keep, rethrow, or choose.", n=throws, max=limit)
@@ -413,6 +420,26 @@ def _turn_text(
     if "roll_off" in kinds:
         return tr("Each player throws one die; the higher starts.")
     return ""
+
+
+def _board_news(players: tuple[PlayerView, ...], view: JSON, outcome: JSON | None) -> str:
+    """The board game's game of the match that just ended, said at once (its dice stay on the board until the next
+    throw): "Anna wins game 1, 2:1"."""
+    games = [g for g in view.get("games") or [] if isinstance(g, dict)]
+    if outcome is not None or not games or not games[-1].get("complete") or view.get("game") != games[-1].get("number"):
+        return ""
+    last = games[-1]
+    score = list(last.get("score") or [0, 0])
+    winner = last.get("winner")
+    if isinstance(winner, int) and 0 <= winner < len(players) and len(score) == 2:
+        return tr(
+            "%(name)s wins game %(n)s, %(won)s:%(lost)s.",
+            name=players[winner].name,
+            n=last.get("number"),
+            won=score[winner],
+            lost=score[1 - winner],
+        )
+    return tr("Game %(n)s ends %(a)s:%(b)s.", n=last.get("number"), a=score[0], b=score[-1])
 
 
 def build_game_page(game: JSON) -> GamePage:
@@ -460,6 +487,13 @@ def build_game_page(game: JSON) -> GamePage:
         faces=POKER_FACES if dice_kind == "poker" else PIP_FACES,
         photos=dict(game.get("photos") or {}),
         round_text=_round_text(rules.id, view, outcome),
-        turn_text=_turn_text(players, to_move, view, choices),
+        turn_text=" ".join(
+            t
+            for t in (
+                _board_news(players, view, outcome) if rules.id == "board" else "",
+                _turn_text(players, to_move, view, choices),
+            )
+            if t
+        ),
         winners=winners,
     )

@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 from web.pages import data
 from web.pages.i18n import tr
 from web.pages.model import ChoiceView, GamePage, build_game_page
+from web.pages.table import turn_dice
 from web.pages.views import HistoryLine, history_lines
 
 bp = Blueprint("phone", __name__)
@@ -62,14 +63,12 @@ def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
     lines = history_lines(data.history(game_id), page)
-    turn = page.view.get("turn") if isinstance(page.view.get("turn"), dict) else None
-    dice = tuple(int(v) for v in (turn or {}).get("dice") or ())
     return PhonePage(
         page=page,
         role=loaded.role,
         can_write=loaded.can_write,
         join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
-        table_dice=dice,
+        table_dice=turn_dice(page),
         last=lines[-1] if lines else None,
         me=me_in(game_id, len(page.players)),
     )

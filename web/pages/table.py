@@ -18,8 +18,10 @@ RECENT = 8
 
 @dataclass(frozen=True)
 class TablePage:
-    """Template context of ``table.html`` and its live part: the game, how to join it, the latest actions, and the
-    photo behind each score (``score_photos``, keyed as ``views.score_photos`` says)."""
+    """Template context of ``table.html`` and its live part: the game, how to join it, the latest actions, the
+    photo behind each score (``score_photos``, keyed as ``views.score_photos`` says), the dice on the table now
+    (``table_dice``, for the entry's holds) and whether the join link names this machine's loopback address, which
+    no phone can reach (``loopback``)."""
 
     page: GamePage
     role: str
@@ -30,6 +32,13 @@ class TablePage:
     qr_svg: Markup
     recent: tuple[HistoryLine, ...]
     score_photos: dict[str, str]
+    table_dice: tuple[int, ...] = ()
+    loopback: bool = False
+
+    @property
+    def waiting(self) -> bool:
+        """The table is everyone's: it never waits for another player (the shared entry asks)."""
+        return False
 
 
 def qr_svg(url: str) -> Markup:
@@ -41,22 +50,45 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg.replace("<svg ", '<svg aria-hidden="true" focusable="false" ', 1))
 
 
+def turn_dice(page: GamePage) -> tuple[int, ...]:
+    """The dice of the turn on the table now: those the entry offers to keep."""
+    turn = page.view.get("turn")
+    return tuple(int(v) for v in (turn.get("dice") or ())) if isinstance(turn, dict) else ()
+
+
+def is_loopback(url: str) -> bool:
+    """Whether a join link names a loopback address (127.x, ::1, localhost): a phone would open itself there."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def table_context(game_id: str) -> TablePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
     rows = data.history(game_id)
     lines = history_lines(rows, page)
     show_join = loaded.role in data.WRITE_ROLES
+    url = data.join_url(loaded.code) if show_join else ""
     return TablePage(
         page=page,
         role=loaded.role,
         can_write=loaded.can_write,
         join_code=loaded.code if show_join else "",
-        join_url=data.join_url(loaded.code) if show_join else "",
+        join_url=url,
         qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
-        qr_svg=qr_svg(data.join_url(loaded.code)) if show_join else Markup(""),
+        qr_svg=qr_svg(url) if show_join else Markup(""),
         recent=tuple(reversed(lines[-RECENT:])),
         score_photos=score_photos(rows, page),
+        table_dice=turn_dice(page),
+        loopback=is_loopback(url),
     )
 
 

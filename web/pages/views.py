@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, url_for
-from flask_babel import lazy_gettext
+from flask_babel import lazy_gettext, ngettext
 from markupsafe import Markup
 
 from companion.dice import PIP_FACES, POKER_FACES
@@ -81,6 +81,22 @@ def describe_action(action: JSON, page: GamePage) -> str:
         return tr("%(who)s threw %(dice)s to decide who starts", who=who, dice=faces)
     if kind == "choose_starter":
         return tr("%(who)s starts by choice", who=who)
+    # bluff and the blind house rule: a sentence each, as a person at the table would say it
+    if kind == "announce":
+        return tr("%(who)s announces %(dice)s", who=who, dice=faces)
+    if kind == "believe":
+        return tr("%(who)s believes the claim", who=who)
+    if kind == "doubt":
+        return tr("%(who)s lifts the cup", who=who)
+    if kind == "reveal":
+        return tr("Under the cup: %(dice)s", dice=faces)
+    if kind == "rethrow":
+        n = int(action.get("count") or 0)
+        return str(ngettext("%(who)s rethrows %(num)s die", "%(who)s rethrows %(num)s dice", n, who=who))
+    if kind == "take":
+        return tr("%(who)s takes a strike rather than lift the cup", who=who)
+    if kind == "blind":
+        return tr("%(who)s stands on an unseen throw", who=who)
     return f"{who}: {kind}"
 
 
@@ -250,6 +266,9 @@ def camera_words() -> dict[str, Any]:
     }
 
 
+MAX_FOUND = 30  # dice in one photo that the scripts have words for (more are said as this many)
+
+
 def client_words() -> Markup:
     """The words the scripts show (toasts, announcements), in the page's language, as JSON for a <script>."""
     words = {
@@ -261,9 +280,28 @@ def client_words() -> Markup:
         "online": tr("Live"),
         "reading": tr("Reading the dice..."),
         "read_none": tr("No dice found; enter them by hand."),
-        "need_dice": tr("Enter %(n)s dice first."),
+        # plural forms by count, said on the server where each language's plural rules are known
+        "need_dice": {
+            n: str(ngettext("Enter %(num)s die first.", "Enter %(num)s dice first.", n)) for n in range(1, 6)
+        },
         "tap_die": tr("Tap a die to correct it."),
-        "more_dice": tr("%(found)s dice found; the %(n)s surest are entered."),
+        "more_dice": {
+            n: str(
+                ngettext(
+                    "%(num)s die found; the %(n)s surest are entered.",
+                    "%(num)s dice found; the %(n)s surest are entered.",
+                    n,
+                    n="%(n)s",  # the places to fill, put in by the script
+                )
+            )
+            for n in range(2, MAX_FOUND + 1)
+        },
+        "set_aside": tr("No room for %(dice)s: set aside until you release a kept die or clear."),
+        "all_entered": tr("All dice are entered: tap one of them to change it."),
+        "uncertain_n": {
+            n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n))
+            for n in range(1, 6)
+        },
         "whole_photo": tr("Show the whole photo"),
         "zoom_dice": tr("Zoom in on the dice"),
         "new_score": tr("New score: %(what)s"),
@@ -327,6 +365,15 @@ def cell_hand(page: GamePage, hand: JSON, rnd: JSON | None, final: bool) -> Mark
             parts.append(Markup(' <span title="{0}" aria-label="{0}">★</span>').format(tr("round won")))
     dice = hand.get("dice") or []
     title = " ".join(face_of(v, page.dice_kind) for v in dice)
+    if dice:
+        # the dice themselves, small: "Two pair" against "Two pair" is decided by them, and the table can check
+        imgs = Markup("").join(
+            Markup('<img class="die xs" src="{}" alt="" width="16" height="16">').format(
+                face_src(face_of(v, page.dice_kind), page.dice_kind)
+            )
+            for v in dice
+        )
+        parts.append(Markup('<span class="cell-dice" role="img" aria-label="{}">{}</span>').format(title, imgs))
     return Markup('<span class="cell" title="{}">{}</span>').format(title, Markup("").join(parts))
 
 
@@ -414,18 +461,36 @@ def outcome_reason(page: GamePage) -> str:
             return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after one game.", **facts)
         return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after %(games)s games.", games=games, **facts)
     if page.game == "pokerdice":
-        return tr("%(name)s is the first to %(n)s round wins.", name=first.name, n=settings.get("wins"))
+        wins = int(settings.get("wins") or 0)
+        return str(
+            ngettext(
+                "%(name)s is the first to %(num)s round win.",
+                "%(name)s is the first to %(num)s round wins.",
+                wins,
+                name=first.name,
+            )
+        )
     strikes_game = page.game == "classic" and settings.get("mode", "strikes") in ("strikes", "bluff")
     if strikes_game:
         limit = settings.get("strike_limit", view.get("strike_limit"))
         out = list(view.get("out") or [])
         if len(out) == len(page.players) - 1:
-            return tr("%(name)s is the last player left; the others have %(n)s strikes.", name=first.name, n=limit)
+            return str(
+                ngettext(
+                    "%(name)s is the last player left; the others have %(num)s strike.",
+                    "%(name)s is the last player left; the others have %(num)s strikes.",
+                    int(limit or 0),
+                    name=first.name,
+                )
+            )
         loser = page.player(out[-1]) if out else None
-        return tr(
-            "%(loser)s has %(n)s strikes and loses; the fewest strikes win.",
-            loser=loser.name if loser else "?",
-            n=limit,
+        return str(
+            ngettext(
+                "%(loser)s has %(num)s strike and loses; the fewest strikes win.",
+                "%(loser)s has %(num)s strikes and loses; the fewest strikes win.",
+                int(limit or 0),
+                loser=loser.name if loser else "?",
+            )
         )
     rounds = list(view.get("history") or [])
     if page.game == "bone":

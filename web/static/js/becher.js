@@ -8,6 +8,16 @@ const Becher = (() => {
     return String(template).replace(/%\((\w+)\)s/g, (_, k) => (values && k in values ? values[k] : ""));
   }
 
+  /* Words for a count: the server gives each count's words (plural rules differ by language); past the last count
+     it has, the last. ``values`` fill the other placeholders. */
+  function plural(map, n, values) {
+    const all = { n, num: n, ...(values || {}) };
+    if (typeof map === "string") return fmt(map, all);
+    const keys = Object.keys(map || {}).map(Number).sort((a, b) => a - b);
+    const k = map[n] != null ? n : keys[keys.length - 1];
+    return fmt(map[k] || "", all);
+  }
+
   /* A die as read: its face, or "D=Q" where the reader saw another printing of it (a German queen). */
   function faceLabel(d) {
     return d.printed && d.printed !== d.face ? `${d.printed}=${d.face}` : String(d.face);
@@ -174,7 +184,10 @@ const Becher = (() => {
         try { document.dispatchEvent(new CustomEvent("becher:camera", { detail: JSON.parse(ev.data) })); } catch (e) { /* ignored */ }
       });
       source.addEventListener("photo", (ev) => {
-        try { onGame(JSON.parse(ev.data), "photo"); } catch (e) { /* ignored */ }
+        let photo = null;
+        try { photo = JSON.parse(ev.data); } catch (e) { return; }
+        try { onGame(photo, "photo"); } catch (e) { /* ignored */ }
+        document.dispatchEvent(new CustomEvent("becher:photo", { detail: photo }));
       });
       source.addEventListener("deleted", () => { source.close(); window.location.href = "/"; });
       source.addEventListener("error", () => {
@@ -210,10 +223,31 @@ const Becher = (() => {
     return (err && err.message) || words.error;
   }
 
+  /* A name cut with an ellipsis: the whole name as a tooltip on hover, and in a toast on a long press (touch). */
+  const cut = (el) => el && el.scrollWidth > el.clientWidth + 1;
+  document.addEventListener("pointerover", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    if (el && cut(el) && !el.title) el.title = el.textContent.trim();
+  });
+  let pressTimer = null;
+  document.addEventListener("pointerdown", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    clearTimeout(pressTimer);
+    if (!el || ev.pointerType === "mouse" || !cut(el)) return;
+    pressTimer = setTimeout(() => toast(el.textContent.trim()), 500);
+  });
+  ["pointerup", "pointercancel", "pointermove"].forEach((t) => document.addEventListener(t, (ev) => {
+    if (t !== "pointermove" || Math.abs(ev.movementX) + Math.abs(ev.movementY) > 6) clearTimeout(pressTimer);
+  }));
+  document.addEventListener("contextmenu", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    if (el && cut(el)) { ev.preventDefault(); toast(el.textContent.trim()); }
+  });
+
   document.addEventListener("change", (ev) => {
     const t = ev.target;
     if (t instanceof HTMLSelectElement && t.hasAttribute("data-autosubmit") && t.form) t.form.submit();
   });
 
-  return { words, fmt, faceLabel, surest, photoView, placeLabels, toast, announce, api, follow, swap, describeError, ApiError };
+  return { words, fmt, plural, faceLabel, surest, photoView, placeLabels, toast, announce, api, follow, swap, describeError, ApiError };
 })();

@@ -326,8 +326,8 @@
       const n = current.uncertain.size;
       const note = [Becher.fmt(C.throw_n, { n: current.throw })];
       if (n) note.push(Becher.fmt(C.uncertain_n, { n })); else note.push(C.certain);
-      if (current.wrongCount) note.push(Becher.fmt(W.need_dice, { n: current.count }));
-      else if (current.found > current.count) note.push(Becher.fmt(W.more_dice, { found: current.found, n: current.count }));
+      if (current.wrongCount) note.push(Becher.plural(W.need_dice, current.count));
+      else if (current.found > current.count) note.push(Becher.plural(W.more_dice, current.found, { n: current.count }));
       $("cam-proposal-note").textContent = note.join(" · ");
       $("cam-confirm").disabled = !!current.wrongCount;
     }

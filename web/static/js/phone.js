@@ -1,6 +1,8 @@
-/* Phone view: the player's controls. Dice come from a photo (read by the server, corrected by tapping) or from
-   tapping faces, both offered at once; holds, choices and undo post to the JSON API. What may be done always comes from the page,
-   which the server renders from the game's options: this script never decides a rule. */
+/* The entry, on the phone view and on the table page (one partial, entry.html): the player's controls. Dice come
+   from a photo (read by the server, corrected by tapping) or from tapping faces, both offered at once; holds,
+   choices and undo post to the JSON API. What may be done always comes from the page, which the server renders from
+   the game's options: this script never decides a rule. What was tapped survives a reload (sessionStorage, for the
+   same revision of the game) and is never dropped without a word. */
 "use strict";
 
 (() => {
@@ -20,26 +22,96 @@
 
   /* ------------------------------------------------------------ the dice being entered */
 
+  const storeKey = `becher.entry.${gameId}`;
+  // a reload brings the entry into view itself; the browser's own restoring would scroll it away again
+  if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+  let shownKey = "";
+
   function setup() {
     const part = live.querySelector(".part");
     if (part) { live.dataset.seen = part.dataset.seen; live.dataset.shown = part.dataset.revision; }
     const panel = document.getElementById("throw-panel");
-    if (!panel) { ui = null; return; }
+    if (!panel) { ui = null; forget(); return; }
     const count = Number(panel.dataset.count || 5);
     const table = panel.dataset.table ? panel.dataset.table.split(",").map(Number) : [];
     ui = {
-      panel, count, table, held: new Set(), entry: new Array(count).fill(null),
-      photo: null, reading: null, boxes: [], size: null, wholePhoto: false,
+      panel, count, table, held: new Set(), entry: new Array(count).fill(null), unsure: new Array(count).fill(false),
+      extra: [], note: "", noteKind: "", photo: null, reading: null, boxes: [], size: null, wholePhoto: false,
     };
+    restore();
     if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
       const btn = document.getElementById("live-camera");
       if (btn) btn.hidden = false;
     }
     render();
+    if (panel.dataset.key !== shownKey) {
+      shownKey = panel.dataset.key;
+      bringIntoView(panel);
+    }
+  }
+
+  /* The dice tapped so far, kept for this game's revision: a reload mid-turn finds them again. */
+  function save() {
+    if (!ui) return;
+    try {
+      sessionStorage.setItem(storeKey, JSON.stringify({
+        key: ui.panel.dataset.key, entry: ui.entry, unsure: ui.unsure, held: [...ui.held], extra: ui.extra, photo: ui.photo,
+      }));
+    } catch (e) { /* storage full or off: the entry still works, it is only not kept over a reload */ }
+  }
+  function forget() {
+    try { sessionStorage.removeItem(storeKey); } catch (e) { /* ignored */ }
+  }
+  function restore() {
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(storeKey) || "null"); } catch (e) { kept = null; }
+    if (!kept || kept.key !== ui.panel.dataset.key || !Array.isArray(kept.entry) || kept.entry.length !== ui.count) {
+      forget();
+      return;
+    }
+    const ok = (v) => v == null || (Number.isInteger(v) && v >= 1 && v <= 6);
+    if (!kept.entry.every(ok)) return;
+    ui.entry = kept.entry.slice();
+    ui.unsure = ui.entry.map((_, i) => !!(kept.unsure && kept.unsure[i]));
+    ui.extra = (kept.extra || []).filter((v) => Number.isInteger(v) && v >= 1 && v <= 6);
+    ui.photo = kept.photo || null;
+    (kept.held || []).forEach((pos) => {
+      const btn = ui.panel.querySelector(`.hold-btn[data-pos="${pos}"]`);
+      if (!btn || ui.table[pos] == null) return;
+      ui.held.add(pos);
+      ui.entry[pos] = ui.table[pos];
+      btn.setAttribute("aria-pressed", "true");
+    });
+  }
+
+  /* The page scrolls itself so that the face pad and the send button are on screen as a turn comes up. */
+  function bringIntoView(panel) {
+    if (panel.closest("details:not([open])")) return;
+    const sends = panel.querySelectorAll(".send-throw");
+    const last = sends.length ? sends[sends.length - 1] : panel;
+    const top = panel.getBoundingClientRect().top;
+    const bottom = last.getBoundingClientRect().bottom;
+    const room = window.innerHeight;
+    let by = 0;
+    if (bottom - top + 16 <= room) {
+      if (bottom > room - 8) by = Math.min(bottom - room + 8, top - 8);
+      else if (top < 0) by = top - 8;
+    } else {
+      const pad = panel.querySelector(".face-pad, .hold-btn") || panel;
+      by = pad.getBoundingClientRect().top - 8;
+    }
+    if (Math.abs(by) > 1) window.scrollBy({ top: by, left: 0, behavior: "instant" });
   }
 
   function locked(i) {
     return ui.held.has(i);
+  }
+
+  function say(text, kind) {
+    ui.note = text || "";
+    ui.noteKind = ui.note ? kind || "" : "";
+    const note = document.getElementById("entry-note");
+    if (note) note.textContent = ui.note;
   }
 
   function render() {
@@ -49,10 +121,11 @@
     ui.entry.forEach((v, i) => {
       const b = document.createElement("button");
       b.type = "button";
-      b.className = "die-btn entry-die" + (v == null ? " empty" : "") + (locked(i) ? " held" : "");
+      const unsure = v != null && ui.unsure[i] && !locked(i);
+      b.className = "die-btn entry-die" + (v == null ? " empty" : "") + (locked(i) ? " held" : "") + (unsure ? " uncertain" : "");
       b.dataset.slot = String(i);
       const what = v == null ? W.empty : faceName(v);
-      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: i + 1 })}: ${what}${locked(i) ? ", " + W.held : ""}`);
+      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: i + 1 })}: ${what}${locked(i) ? ", " + W.held : ""}${unsure ? ", " + W.uncertain : ""}`);
       if (locked(i)) b.disabled = true;
       if (v != null) {
         const img = document.createElement("img");
@@ -60,11 +133,18 @@
         img.alt = "";
         b.appendChild(img);
       }
+      if (unsure) {
+        const mark = document.createElement("span");
+        mark.className = "unsure-mark";
+        mark.setAttribute("aria-hidden", "true");
+        mark.textContent = "?";
+        b.appendChild(mark);
+      }
       row.appendChild(b);
     });
     const full = ui.entry.every((v) => v != null);
     document.querySelectorAll(".send-throw").forEach((b) => {
-      b.disabled = !full || Number(b.dataset.count) !== ui.count;
+      b.disabled = sending || !full || Number(b.dataset.count) !== ui.count;
     });
     ui.boxes.forEach((box) => {
       const slot = box.dataset.slot === "" ? null : Number(box.dataset.slot);
@@ -73,25 +153,49 @@
       // as read ("D=Q" keeps its printing) until the person changes the die's value
       lbl.textContent = ui.entry[slot] === Number(box.dataset.value) ? box.dataset.read : faceName(ui.entry[slot]);
     });
+    if (ui.extra.length) say(Becher.fmt(W.set_aside, { dice: ui.extra.map(faceName).join(" ") }), "aside");
+    else if (ui.noteKind === "aside") say("");
     Becher.placeLabels(document.getElementById("photo-wrap"));
+    save();
   }
 
   function put(value) {
     const i = ui.entry.findIndex((v, j) => v == null && !locked(j));
-    if (i < 0) return;
+    if (i < 0) {
+      // every place is taken: the tap is not lost without a word
+      say(W.all_entered, "full");
+      Becher.announce(W.all_entered);
+      return;
+    }
     ui.entry[i] = value;
+    ui.unsure[i] = false;
+    if (ui.noteKind === "full") say("");
     render();
     Becher.announce(`${Becher.fmt(W.die_n, { n: i + 1 })}: ${faceName(value)}`);
   }
 
+  /* Keeping a die never overwrites a die tapped into its place: the new dice from that place on move up one place,
+     in the order they were tapped, and what finds no place is set aside (said under the dice). Letting a kept die go
+     frees its place for the first die set aside. */
   function toggleHold(btn) {
     const pos = Number(btn.dataset.pos);
     if (ui.held.has(pos)) {
       ui.held.delete(pos);
       ui.entry[pos] = null;
+      ui.unsure[pos] = false;
+      if (ui.extra.length && !ui.reading) ui.entry[pos] = ui.extra.shift();
     } else {
+      const after = ui.entry.map((_, i) => i).filter((i) => i >= pos && !locked(i));
+      const vals = after.filter((i) => ui.entry[i] != null).map((i) => ({ v: ui.entry[i], u: ui.unsure[i] }));
       ui.held.add(pos);
       ui.entry[pos] = ui.table[pos];
+      ui.unsure[pos] = false;
+      const free = after.filter((i) => i !== pos);
+      free.forEach((i, n) => {
+        ui.entry[i] = n < vals.length ? vals[n].v : null;
+        ui.unsure[i] = n < vals.length ? vals[n].u : false;
+      });
+      ui.extra = vals.slice(free.length).map((x) => x.v).concat(ui.extra);
     }
     btn.setAttribute("aria-pressed", ui.held.has(pos) ? "true" : "false");
     if (ui.reading) applyReading(ui.reading);
@@ -115,6 +219,7 @@
       const b = ev.target.closest("button[data-face-value]");
       if (b && correcting != null && ui) {
         ui.entry[correcting] = Number(b.dataset.faceValue);
+        ui.unsure[correcting] = false;
         const box = ui.boxes.find((x) => x.dataset.slot === String(correcting));
         if (box) { box.classList.remove("uncertain"); box.classList.add("fixed"); }
         Becher.announce(`${Becher.fmt(W.die_n, { n: correcting + 1 })}: ${faceName(ui.entry[correcting])}`);
@@ -145,18 +250,20 @@
       // more dice than places: the surest fill them, in the photo's order; the rest keep a dotted box
       dice = Becher.surest(dice.map((x) => x.d), free.length).map((i) => dice[i]);
     }
-    free.forEach((i) => { ui.entry[i] = null; });
+    free.forEach((i) => { ui.entry[i] = null; ui.unsure[i] = false; });
+    ui.extra = [];
     ui.boxes.forEach((b) => { b.dataset.slot = ""; });
     dice.forEach((x, n) => {
       ui.entry[free[n]] = x.d.value;
+      ui.unsure[free[n]] = !!x.d.uncertain;
       if (ui.boxes[x.k]) ui.boxes[x.k].dataset.slot = String(free[n]);
     });
     const status = document.getElementById("photo-status");
     const uncertain = dice.filter((x) => x.d.uncertain).length; // of the dice entered
     let msg = reading.dice.length ? W.tap_die : W.read_none;
-    if (found > free.length) msg = Becher.fmt(W.more_dice, { found, n: free.length }) + " " + W.tap_die;
-    else if (dice.length !== free.length && reading.dice.length) msg = Becher.fmt(W.need_dice, { n: free.length }) + " " + W.tap_die;
-    if (uncertain) msg = `${uncertain} ${W.uncertain}. ${msg}`;
+    if (found > free.length) msg = Becher.plural(W.more_dice, found, { n: free.length }) + " " + W.tap_die;
+    else if (dice.length !== free.length && reading.dice.length) msg = Becher.plural(W.need_dice, free.length) + " " + W.tap_die;
+    if (uncertain) msg = `${Becher.plural(W.uncertain_n, uncertain)} ${msg}`;
     status.textContent = msg;
   }
 
@@ -211,9 +318,11 @@
     status.textContent = W.reading;
     const fd = new FormData();
     fd.append("photo", blob, "dice.jpg");
+    live.dataset.uploading = "1"; // the table page shows other devices' photos, not this one's twice
     try {
       const res = await Becher.api("POST", `/api/games/${gameId}/photos`, fd, true);
       ui.photo = res.photo.id;
+      live.dataset.ownPhoto = String(res.photo.id);
       ui.reading = res.reading;
       showReading(res.photo, res.reading);
       if (!res.reading) {
@@ -222,6 +331,8 @@
       render();
     } catch (e) {
       status.textContent = Becher.describeError(e);
+    } finally {
+      delete live.dataset.uploading;
     }
   }
 
@@ -253,24 +364,36 @@
 
   /* ------------------------------------------------------------ sending */
 
+  /* One write at a time: a second tap while the first is on its way would name a state that is already gone, and the
+     server would rightly refuse it as someone else's change. */
+  let sending = false;
   async function send(action, extra) {
+    if (sending) return;
+    sending = true;
+    document.querySelectorAll(".send-throw, .choice").forEach((b) => { b.disabled = true; });
     // the revision shown names the exact state the person decided on: an undo and a new action elsewhere keep the
     // action count but not the revision, so the server refuses this write (409 stale) instead of applying it
     const body = { seen: Number(live.dataset.seen || 0), revision: Number(live.dataset.shown || 0), action, ...(extra || {}) };
     try {
       await Becher.api("POST", `/api/games/${gameId}/actions`, body);
-      Becher.toast(W.saved);
+      forget();
+      // the page shows the change itself: no toast over the dice, only words for a screen reader
+      Becher.announce(W.saved);
     } catch (e) {
       Becher.toast(Becher.describeError(e), true);
+    } finally {
+      sending = false;
     }
     await refresh();
+    document.querySelectorAll(".choice").forEach((b) => { b.disabled = false; });
+    render();
   }
 
   function sendThrow(btn) {
     const action = JSON.parse(btn.dataset.action);
     const needs = (btn.dataset.needs || "").split(" ");
     if (ui.entry.some((v) => v == null)) {
-      Becher.toast(Becher.fmt(W.need_dice, { n: ui.count }), true);
+      Becher.toast(Becher.plural(W.need_dice, ui.count), true);
       return;
     }
     if (needs.includes("dice")) action.dice = ui.entry.slice();
@@ -293,8 +416,16 @@
     try { await busy; } finally { busy = null; }
   }
 
+  /* The second tap of a double tap on the send button may land after the page has redrawn, on a die or a face that
+     now sits where the button was: it is the same gesture (the browser counts it as the second click), so it is
+     dropped instead of opening the face dialog or keeping a die. */
+  const DOUBLE_TAP_MS = 600;
+  let sentAt = -Infinity;
+
   live.addEventListener("click", async (ev) => {
     const t = ev.target;
+    if (t.closest(".send-throw, .choice")) sentAt = performance.now();
+    else if (ev.detail > 1 && performance.now() - sentAt < DOUBLE_TAP_MS) return;
     const face = t.closest(".face-btn");
     if (face && ui) return put(Number(face.dataset.faceValue));
     const hold = t.closest(".hold-btn");
@@ -309,6 +440,9 @@
     }
     if (t.closest("#clear-dice") && ui) {
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
+      ui.unsure = ui.unsure.map(() => false);
+      ui.extra = [];
+      say("");
       return render();
     }
     if (t.closest("#live-camera")) return startCamera();
@@ -316,10 +450,7 @@
     const sendBtn = t.closest(".send-throw");
     if (sendBtn && ui) return sendThrow(sendBtn);
     const choice = t.closest(".choice");
-    if (choice) {
-      choice.disabled = true;
-      return send(JSON.parse(choice.dataset.action));
-    }
+    if (choice) return send(JSON.parse(choice.dataset.action));
     const undo = t.closest("[data-undo]");
     if (undo) {
       undo.disabled = true;
@@ -336,7 +467,7 @@
     if (rematch) {
       try {
         const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
-        window.location.href = `/phone/${res.game.id}`;
+        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${res.game.id}`;
       } catch (e) {
         Becher.toast(Becher.describeError(e), true);
       }

@@ -1,28 +1,10 @@
-/* Table view: follow the game live, swap in the freshly rendered block, announce what changed. */
+/* Table view: a phone's photo shown while its throw is confirmed. Following the game, the entry, undo and rematch
+   are the entry script's (phone.js), which serves the table page too. */
 "use strict";
 
 (() => {
   const live = document.getElementById("live");
   if (!live) return;
-  const gameId = live.dataset.game;
-  let revision = Number(live.dataset.revision || 0);
-  let busy = false;
-  let again = false;
-
-  async function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
-    try {
-      const before = live.querySelector(".part");
-      const oldText = before ? before.dataset.announce : "";
-      await Becher.swap(live.dataset.part, "#live");
-      const part = live.querySelector(".part");
-      if (part && part.dataset.announce && part.dataset.announce !== oldText) Becher.announce(part.dataset.announce);
-    } finally {
-      busy = false;
-      if (again) { again = false; refresh(); }
-    }
-  }
 
   /* A phone's photo, read: shown on the table with a box and face on every die until the throw is confirmed. */
   const figure = document.getElementById("table-photo");
@@ -48,41 +30,13 @@
     figure.hidden = false;
   }
 
-  Becher.follow(gameId, (data, kind) => {
-    if (kind === "photo" && data) {
-      if (data.device !== "camera") showPhoto(data); // the camera's own picture comes with its proposal (camera.js)
-      return;
-    }
-    if (kind !== "game" || !data) return;
-    if (figure) figure.hidden = true;
-    if (typeof data.revision === "number" && data.revision <= revision) return;
-    revision = data.revision;
-    refresh();
+  document.addEventListener("becher:photo", (ev) => {
+    const data = ev.detail;
+    // the camera's own picture comes with its proposal (camera.js); a photo taken on this page shows in its entry
+    const own = live.dataset.uploading === "1" || (data && data.photo && live.dataset.ownPhoto === String(data.photo.id));
+    if (data && data.device !== "camera" && !own) showPhoto(data);
   });
-
-  live.addEventListener("click", async (ev) => {
-    const undo = ev.target.closest("[data-undo]");
-    if (undo) {
-      undo.disabled = true;
-      try {
-        const res = await Becher.api("POST", `/api/games/${gameId}/undo`, { seen: Number(undo.dataset.seen), revision: Number(undo.dataset.revision) });
-        const what = Becher.fmt(Becher.words.undone, { what: undo.dataset.what || (res.undone || []).map((a) => a.type).join(", ") });
-        Becher.toast(what);
-        Becher.announce(what);
-      } catch (e) {
-        Becher.toast(Becher.describeError(e), true);
-      }
-      refresh();
-      return;
-    }
-    const rematch = ev.target.closest("[data-rematch]");
-    if (rematch) {
-      try {
-        const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
-        window.location.href = `/${rematch.dataset.to || "table"}/${res.game.id}`;
-      } catch (e) {
-        Becher.toast(Becher.describeError(e), true);
-      }
-    }
+  document.addEventListener("becher:game", () => {
+    if (figure) figure.hidden = true;
   });
 })();
