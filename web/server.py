@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import segno
-from cheroot import errors, wsgi
+from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-from web import photos
+from web import gate, photos
 from web.app import create_app, data_dir
 from web.store import Unusable
 
@@ -168,34 +168,12 @@ HOST_HEADER = re.compile(r"^[A-Za-z0-9.\-\[\]:]{1,255}$")
 REQUEST_LINE = re.compile(r"^[A-Z]{3,7} (/[\x21-\x7e]*) HTTP/1\.[01]$")
 
 
-class RedirectingSSLAdapter(BuiltinSSLAdapter):
-    """TLS, except that a browser speaking plain HTTP to the port is sent to the https:// address it meant.
+def plain_reply(head: bytes) -> bytes:
+    """The answer to a plain HTTP request on the HTTPS port: a redirect to the same path over HTTPS.
 
     Someone types the address without "https://" and the browser tries http first: without this, the TLS handshake
     fails on the request's bytes and the browser shows a reset connection.
     """
-
-    def wrap(self, sock: socket.socket) -> Any:
-        try:
-            first = sock.recv(1, socket.MSG_PEEK)
-        except OSError as exc:
-            raise errors.FatalSSLAlert(*exc.args) from exc
-        if first and first != b"\x16":  # every TLS connection opens with a handshake record
-            redirect_to_https(sock)
-            raise errors.FatalSSLAlert("plain HTTP on the HTTPS port: sent to https://")
-        return super().wrap(sock)  # type: ignore[no-untyped-call]
-
-
-def redirect_to_https(sock: socket.socket, limit: int = 8192) -> None:
-    """Answer a plain HTTP request with a redirect to the same path over HTTPS, then close the connection."""
-    head = b""
-    with contextlib.suppress(OSError):
-        sock.settimeout(2.0)
-        while b"\r\n\r\n" not in head and len(head) < limit:
-            chunk = sock.recv(limit - len(head))
-            if not chunk:
-                break
-            head += chunk
     lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
     request = REQUEST_LINE.match(lines[0]) if lines else None
     host = next((v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:]) if k.strip().lower() == "host"), "")
@@ -215,10 +193,7 @@ def redirect_to_https(sock: socket.socket, limit: int = 8192) -> None:
             "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
         )
-    with contextlib.suppress(OSError):
-        sock.sendall(reply.encode("latin-1"))
-        sock.shutdown(socket.SHUT_WR)  # the reply is sent before the close, so the browser reads it, not a reset
-    sock.close()
+    return reply.encode("latin-1")
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -253,8 +228,9 @@ def serve(args: argparse.Namespace) -> int:
     try:
         if https:
             cert, key = ensure_certificate(folder / "tls", [shown])
-            server.ssl_adapter = RedirectingSSLAdapter(str(cert), str(key))
+            server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
         server.prepare()
+        gate.install(server, plain_reply)
     except OSError as exc:
         print(f"becher: {listen_problem(host, port, exc)}", file=sys.stderr)
         app.extensions["becher.shutdown"]()
