@@ -6,6 +6,7 @@ request still answers in well under a second while they stay open.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
@@ -57,10 +58,8 @@ def open_slow(port: int, count: int, first: bytes) -> list[socket.socket]:
 
 def trickle(socks: list[socket.socket], line: bytes) -> None:
     for sock in socks:
-        try:
+        with contextlib.suppress(OSError):
             sock.sendall(line)
-        except OSError:
-            pass
 
 
 def test_two_hundred_slow_header_senders_do_not_delay_a_normal_request(server: Server) -> None:
