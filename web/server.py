@@ -81,7 +81,7 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
                 return cert_path, key_path
         except (ValueError, x509.ExtensionNotFound):
             pass
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Becher at the table")])
     alt: list[x509.GeneralName] = []
@@ -103,13 +103,69 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    write_private(
+        key_path,
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
     )
-    if os.name != "nt":
-        key_path.chmod(0o600)
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return cert_path, key_path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file that only its owner may read, from its first byte on (a chmod after writing leaves a moment in
+    which another user can open it), replacing any older one in one step."""
+    tmp = path.with_name(path.name + ".new")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, path)
+
+
+class DatabaseLock:
+    """One server per database: a second one's writes would never reach the first one's live streams.
+
+    The lock is the operating system's (flock, or a locked byte on Windows) on a file beside the database, so it is
+    released when the process ends in any way, kill -9 included; the file says which process holds it.
+    """
+
+    def __init__(self, database: str) -> None:
+        self.path = Path(database + ".lock")
+        self._file: Any = None
+
+    def acquire(self, url: str) -> str | None:
+        """Take the lock; None when taken, else who holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        handle = os.fdopen(fd, "r+b")
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = handle.read(200).decode("utf-8", "replace").strip()
+            handle.close()
+            return holder or "another process"
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}, {url}".encode())
+        handle.flush()
+        self._file = handle
+        return None
+
+    def release(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.seek(0)
+                self._file.truncate()
+            self._file.close()
+            self._file = None
 
 
 def listen_problem(host: str, port: int, exc: OSError) -> str:
@@ -207,13 +263,51 @@ def serve(args: argparse.Namespace) -> int:
     database = str(Path(args.db).expanduser().resolve()) if args.db else str(folder / "becher.sqlite3")
     shown = public_host(host)
     url = url_for(shown, port, https)
-    config: dict[str, Any] = {
+    if not args.db:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name != "nt":  # Becher's own folder (games, certificate, camera profiles): its user's alone
+            with contextlib.suppress(OSError):
+                folder.chmod(0o700)
+    lock = DatabaseLock(database)
+    try:
+        holder = lock.acquire(url)
+    except OSError as exc:
+        print(f"becher: cannot use the database {database}: {exc}", file=sys.stderr)
+        return 1
+    if holder is not None:
+        print(
+            f"becher: another Becher server is using {database} already ({holder}); stop it first, or start this "
+            "one with another file with --db.",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        return _serve(args, app_config(database, url, args, https), host, port, shown, https, folder, database)
+    finally:
+        lock.release()
+
+
+def app_config(database: str, url: str, args: argparse.Namespace, https: bool) -> dict[str, Any]:
+    return {
         "DATABASE": database,
         "CAMERA": args.camera,
         "HTTPS": https,
         "LOCAL_IS_OWNER": True,
         "PUBLIC_URL": url.rstrip("/"),
     }
+
+
+def _serve(
+    args: argparse.Namespace,
+    config: dict[str, Any],
+    host: str,
+    port: int,
+    shown: str,
+    https: bool,
+    folder: Path,
+    database: str,
+) -> int:
+    url = config["PUBLIC_URL"] + "/"
     try:
         app = create_app(config)
     except Unusable as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import sqlite3
 import threading
@@ -223,7 +224,10 @@ class Store:
         self.path = str(path)
         self.loose_photos = loose_photos
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not os.path.lexists(self.path):  # made readable by its owner only from the start (SQLite gives the
+                with contextlib.suppress(OSError):  # -wal and -shm files the database's own permissions)
+                    os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
@@ -239,6 +243,17 @@ class Store:
         except Unusable:
             self.close()
             raise
+        self._private()
+
+    def _private(self) -> None:
+        """Games, names and photos are the players' business: the database and its -wal and -shm files are the
+        owner's alone (an older Becher or a copied file may have left them readable by every user)."""
+        if self.path == ":memory:" or os.name == "nt":
+            return
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                if os.stat(self.path + suffix).st_mode & 0o077:
+                    os.chmod(self.path + suffix, 0o600)
 
     def _open(self) -> None:
         """Check the file is Becher's (or new), undamaged, then WAL mode and the tables."""
