@@ -746,6 +746,18 @@ class Store:
         )
         return int(row["n"])
 
+    def owns_running_game(self, device: str) -> bool:
+        row = (
+            self.conn()
+            .execute(
+                "SELECT 1 FROM members m JOIN games g ON g.id = m.game_id"
+                " WHERE m.device = ? AND m.role = 'owner' AND g.finished IS NULL LIMIT 1",
+                (device,),
+            )
+            .fetchone()
+        )
+        return row is not None
+
     def games_of(self, device: str) -> list[str]:
         return [r["game_id"] for r in self.conn().execute("SELECT game_id FROM members WHERE device = ?", (device,))]
 
