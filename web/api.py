@@ -543,11 +543,13 @@ def upload_photo(game_id: str) -> Response:
     if len(data) > PHOTO_LIMIT:
         fail(413, "too_large", "This photo is larger than 20 MB; take it at a lower resolution.")
     try:
-        prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]))
+        prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]), decode_slots(current_app))
     except photos.NotAnImage as exc:
         fail(415, "not_image", message_of(exc))
     except photos.TooManyPixels as exc:
         fail(413, "too_large", message_of(exc))
+    except photos.DecodeBusy:
+        fail(503, "busy", "The server is busy with other large photos; send this one again in a moment.")
     photo = store.add_photo(game_id, current_device(), prepared.jpeg, prepared.width, prepared.height)
     readers: photos.Readers = current_app.extensions["becher.readers"]
     hub = hub_of()
@@ -559,7 +561,8 @@ def upload_photo(game_id: str) -> Response:
         reading: JSON | None = None
         error: str | None = None
         try:
-            reading = photos.scale_reading(photos.read_image(data, kind), prepared.width, prepared.height)
+            source = data if prepared.for_reader is None else prepared.for_reader
+            reading = photos.scale_reading(photos.read_image(source, kind), prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING
         except FileNotFoundError:
@@ -597,13 +600,18 @@ def record_photo(app: Flask, game_id: str, data: bytes, reading: JSON | None, de
     exactly as an upload would; returns the ``photo`` event's payload. Raises photos.NotAnImage for a bad frame."""
     store: Store = app.extensions["becher.store"]
     hub: live.Hub = app.extensions["becher.hub"]
-    prepared = photos.prepare(data, int(app.config["PHOTO_MAX_SIDE"]))
+    prepared = photos.prepare(data, int(app.config["PHOTO_MAX_SIDE"]), decode_slots(app))
     photo = store.add_photo(game_id, device, prepared.jpeg, prepared.width, prepared.height)
     scaled = None if reading is None else photos.scale_reading(reading, prepared.width, prepared.height)
     store.set_reading(photo.id, scaled, None)
     payload = {**photo_payload(store.photo(photo.id)), "device": device}
     hub.publish(game_id, "photo", payload)
     return payload
+
+
+def decode_slots(app: Flask) -> photos.DecodeSlots:
+    slots: photos.DecodeSlots = app.extensions["becher.decode"]
+    return slots
 
 
 def photo_or_404(photo_id: str) -> Any:

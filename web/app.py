@@ -62,6 +62,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         READ_WORKERS=1,  # the reader shares one model per process; reads queue, requests never do
         READ_TIMEOUT=20.0,
         READ_QUEUE=8,  # photos waiting for or in the reader at once; more are stored without a reading
+        DECODE_SLOTS=photos.DECODE_SLOTS,  # photos decoded at once (and DECODE_PIXELS pixels among them)
+        DECODE_PIXELS=photos.DECODE_PIXELS,
+        DECODE_WAIT=photos.DECODE_WAIT_S,  # seconds an upload waits for its turn before 503 busy
         LIVE_HEARTBEAT=15.0,
         LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
         LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
@@ -83,6 +86,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     hub = live.Hub(int(app.config["LIVE_PER_DEVICE"]))
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
+    app.extensions["becher.decode"] = photos.DecodeSlots(
+        int(app.config["DECODE_SLOTS"]), int(app.config["DECODE_PIXELS"]), float(app.config["DECODE_WAIT"])
+    )
     app.extensions["becher.hub"] = hub
 
     access.init_app(app)

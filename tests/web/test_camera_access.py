@@ -142,3 +142,20 @@ def test_a_chunked_frame_over_8_mb_is_413_like_a_sized_one(client: Device) -> No
     assert sized.status_code == chunked.status_code == 413
     assert sized.json["code"] == chunked.json["code"] == "too_large"
     assert client.get("/api/camera").json["camera"]["frames"] == 0
+
+
+@pytest.mark.parametrize("fmt", ["TIFF", "PPM", "GIF"])
+def test_camera_frames_in_other_formats_are_refused_before_decoding(
+    client: Device, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PIL import Image
+
+    watch(client, client.create()["id"])
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 90, 90)).save(out, fmt)
+    decoded: list[bool] = []
+    real = cv2.imdecode
+    monkeypatch.setattr(cv2, "imdecode", lambda *a: decoded.append(True) or real(*a))
+    r = client.post("/api/camera/frame", data=out.getvalue(), headers=FRAME_HEADERS)
+    assert r.status_code == 415 and r.json["code"] == "not_image"
+    assert decoded == []

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from PIL import Image
+from PIL import Image, ImageFile
 
 from tests.web.conftest import BONE_ROUND, WRITE, Device
 from tests.web.test_live import Stream
@@ -582,3 +582,20 @@ def test_a_device_starting_games_by_the_dozen_is_stopped_and_nothing_is_stored(
     with store._write() as conn:
         conn.execute("UPDATE games SET created = created - 3601")
     assert client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}).status_code == 201
+
+
+@pytest.mark.parametrize("fmt", ["GIF", "TIFF"])
+def test_gif_and_tiff_are_refused_from_the_header_as_docs_api_says(
+    client: Device, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader opens neither, so they are refused before anything is decoded or stored."""
+    out = io.BytesIO()
+    Image.new("RGB", (32, 32), (200, 30, 30)).save(out, fmt)
+    decoded: list[bool] = []
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: decoded.append(True))
+    game = client.create()
+    r = client.post(f"/api/games/{game['id']}/photos", data={"photo": (io.BytesIO(out.getvalue()), f"x.{fmt}")})
+    assert r.status_code == 415 and r.json["code"] == "not_image"
+    assert decoded == []
+    doc = " ".join(Path("docs/api.md").read_text(encoding="utf-8").split())
+    assert "Only JPEG, PNG, WebP and BMP are opened" in doc and "GIF, TIFF and other formats are refused" in doc
