@@ -665,7 +665,11 @@ def games_events(game_id: str) -> Response:
         return access.role_of(store, now, device, local) in access.READ_ROLES
 
     heartbeat = float(current_app.config["LIVE_HEARTBEAT"])
-    body_iter = live.stream(hub, game_id, last, current, heartbeat, device, allowed)
+    sock = request.environ.get("becher.socket")  # set by `becher serve`: a closed connection frees its slot at once
+    gone = (lambda: live.client_gone(sock)) if sock is not None else None
+    body_iter = live.stream(
+        hub, game_id, last, current, heartbeat, device, allowed, address=request.remote_addr, gone=gone
+    )
     return Response(
         body_iter,
         mimetype="text/event-stream",

@@ -68,6 +68,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         LIVE_HEARTBEAT=15.0,
         LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
         LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
+        LIVE_PER_DEVICE_ALL=8,  # streams of one device over all games; one more closes its oldest
+        LIVE_PER_ADDRESS=16,  # streams from one network address (cookies are free); one more closes its oldest
         GAMES_PER_HOUR=60,  # games one device may start (or import) in an hour: a runaway script, not a family
         LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game
         JOIN_LANDING="/phone/{id}",
@@ -83,7 +85,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store = Store(database)
     readers = photos.Readers(int(app.config["READ_WORKERS"]), int(app.config["READ_QUEUE"]))
-    hub = live.Hub(int(app.config["LIVE_PER_DEVICE"]))
+    hub = live.Hub(
+        int(app.config["LIVE_PER_DEVICE"]), int(app.config["LIVE_PER_DEVICE_ALL"]), int(app.config["LIVE_PER_ADDRESS"])
+    )
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
     app.extensions["becher.decode"] = photos.DecodeSlots(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import select
 import selectors
 import socket
 import ssl
@@ -340,18 +339,3 @@ def install(server: Any, plain_on_tls: Callable[[bytes], bytes] | None = None) -
         old._selector.close()
     server.gateway = Gateway
 
-
-def client_gone(sock: Any) -> bool:
-    """Whether the client has closed its side. A live stream's reader sends nothing after its request, so a socket
-    with something to read has its close waiting (over TLS the close alert comes before the end of the stream)."""
-    if sock is None:
-        return False
-    try:
-        readable, _, _ = select.select([sock.fileno()], [], [], 0)
-        if not readable:
-            return False
-        if isinstance(sock, ssl.SSLSocket):
-            return True
-        return socket.socket.recv(sock, 1, socket.MSG_PEEK) == b""
-    except (ValueError, OSError):  # closed already
-        return True
