@@ -45,10 +45,13 @@ def cmd_hand(args: argparse.Namespace) -> int:
             raise BecherError(
                 f"These dice mix pip faces ({pip_faces[0]}) and poker faces ({poker_faces[0]}); give one kind."
             )
-        poker = bool(poker_faces)
         settings: dict[str, object] = dict(_parse_setting(s) for s in args.set or [])
-        if "dice" in {s.name for s in rules.settings} and "dice" not in settings:
-            settings["dice"] = DiceKind.POKER.value if poker else DiceKind.PIP.value
+        dice_setting = next((s for s in rules.settings if s.name == "dice"), None)
+        if dice_setting is not None and "dice" not in settings and poker_faces:
+            # 9 10 J Q K A can only be poker dice: taken as such in a game played with pip dice by default. Pip faces
+            # in a poker dice game stay refused, as the API refuses them (1..6 could be meant as ranks or as pips):
+            # `--set dice=pip` plays that game with pip dice.
+            settings["dice"] = DiceKind.POKER.value
         players = [f"P{i + 1}" for i in range(max(rules.min_players, 1))]
         setup = rules.make_setup(players, settings)
         # Re-parse with the game's dice kind so a poker face in a pip-only game is refused by name.
@@ -71,6 +74,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         log = GameLog.from_jsonl(text)
     except BecherError as exc:
         return _error(str(exc))
+    except RecursionError:
+        return _error(f"{args.file} holds JSON nested too deeply; give the .jsonl file Becher exported.")
     outcome = log.outcome()
     print(
         json.dumps(
