@@ -204,11 +204,9 @@ def join_url(code: str) -> str:
 
 def _join_by_link(code: str) -> Response:
     """What the QR code opens: join and go to the phone page (never for a request started by another site)."""
-    from web.api import store_of
-
     if request.headers.get("Sec-Fetch-Site") in ("cross-site", "same-site"):
         return redirect("/", 303)
-    store = store_of()
+    store: Store = current_app.extensions["becher.store"]
     throttle: JoinThrottle = current_app.extensions["becher.join_throttle"]
     try:
         throttle.check()

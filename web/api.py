@@ -178,6 +178,29 @@ def check_names(names: Any) -> None:
             fail(400, "malformed", "A player's name holds text that is not valid Unicode; type it again.")
         if any(unicodedata.category(ch) == "Cc" for ch in name):
             fail(400, "malformed", "Player names may not hold control characters or line breaks; type them again.")
+        if hidden_characters(name):
+            fail(400, "malformed", "Player names may not hold invisible or text-direction characters; type them again.")
+
+
+def hidden_characters(text: str) -> bool:
+    """Whether a name holds characters that show nothing but change what is around them: text-direction overrides
+    (a name that turns the rest of a score line around) and zero-width ones (two names that look the same). Kept:
+    the joiners that build emoji (👨‍👩‍👧) and that Persian and Indic names need between letters, and the tags
+    of subdivision flags."""
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) != "Cf":
+            continue
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + 1] if i + 1 < len(text) else ""
+        emoji_join = before and after and unicodedata.category(before) in ("So", "Mn", "Sk")
+        if ch == "\u200d" and emoji_join and unicodedata.category(after) == "So":
+            continue
+        if ch == "\u200c" and before.isalpha() and after.isalpha() and ord(before) > 0x24F and ord(after) > 0x24F:
+            continue
+        if 0xE0020 <= ord(ch) <= 0xE007F and "\U0001f3f4" in text:
+            continue
+        return True
+    return False
 
 
 def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
@@ -501,6 +524,8 @@ def join() -> Response:
         fail(400, "malformed", "The field 'name' must be text of at most 60 characters.")
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         fail(400, "malformed", "The field 'name' may not hold control characters or line breaks.")
+    if hidden_characters(name):
+        fail(400, "malformed", "The field 'name' may not hold invisible or text-direction characters; type it again.")
     throttle: access.JoinThrottle = current_app.extensions["becher.join_throttle"]
     throttle.check()
     store = store_of()

@@ -599,3 +599,25 @@ def test_gif_and_tiff_are_refused_from_the_header_as_docs_api_says(
     assert decoded == []
     doc = " ".join(Path("docs/api.md").read_text(encoding="utf-8").split())
     assert "Only JPEG, PNG, WebP and BMP are opened" in doc and "GIF, TIFF and other formats are refused" in doc
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Anna\u202eneB", "A\u200bnna", "\u2066Ben\u2069", "\ufeffCem", "Do\u200dra", "Ed\u200c", "\u061cFay", "Gus\u2060"],
+)
+def test_names_with_bidi_overrides_or_zero_width_characters_are_refused(
+    client: Device, new_device: Callable[[], Device], name: str
+) -> None:
+    r = client.post("/api/games", json={"game": "bone", "players": ["Cem", name]})
+    assert r.status_code == 400 and "invisible" in r.json["error"]
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    phone = new_device()
+    r = phone.post("/api/join", json={"code": code, "name": name})
+    assert r.status_code == 400 and "invisible" in r.json["error"]
+    assert [m["name"] for m in client.get(f"/api/games/{game['id']}/access").json["members"]] == [""]
+
+
+def test_joiners_that_emoji_and_persian_names_need_are_kept(client: Device) -> None:
+    names = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "مهدی\u200cزاده"]
+    assert client.create(players=names)["state"]["players"] == names
