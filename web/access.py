@@ -34,6 +34,7 @@ READ_ROLES = frozenset({"owner", "player", "viewer"})
 
 JOIN_ATTEMPTS = 10
 JOIN_ATTEMPTS_ADDR = 30
+ADDRESS_SHARE = 3  # wrong codes of one device that count towards its address's limit
 JOIN_WINDOW_S = 60.0
 
 
@@ -108,16 +109,34 @@ def require_owner(store: Store, row: GameRow) -> None:
 
 
 class JoinThrottle:
-    """Few wrong codes per device and per network address a minute, so six-letter codes cannot be guessed in bulk
-    (a new cookie each try does not help: the address counts too)."""
+    """Few wrong codes a minute, so six-letter codes cannot be guessed in bulk, without one guesser locking out
+    everyone else on its network address.
+
+    A device (its cookie) may try JOIN_ATTEMPTS wrong codes a minute. Requests without a cookie get a new one each
+    time, so those from one address count as one device. And since cookies cost nothing, a network address may
+    try JOIN_ATTEMPTS_ADDR a minute, to which each device adds at most ADDRESS_SHARE: a script with a fresh cookie
+    per try is stopped there, while one device's own wrong codes lock out only itself, never the right code typed
+    on the phone beside it.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fails: dict[str, deque[float]] = defaultdict(deque)
 
     @staticmethod
-    def _keys() -> list[tuple[str, int]]:
-        return [("device:" + current_device(), JOIN_ATTEMPTS), ("addr:" + str(request.remote_addr), JOIN_ATTEMPTS_ADDR)]
+    def _device_key() -> str:
+        address = str(request.remote_addr)
+        return f"fresh:{address}" if g.get("new_token") else f"device:{current_device()}"
+
+    @staticmethod
+    def _address_key() -> str:
+        return f"addr:{request.remote_addr}"
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        fails = self._fails[key]
+        while fails and now - fails[0] > JOIN_WINDOW_S:
+            fails.popleft()
+        return fails
 
     def check(self) -> None:
         now = time.monotonic()
@@ -125,17 +144,22 @@ class JoinThrottle:
             if len(self._fails) > 1000:  # fresh cookies each try leave a key each: forget those gone quiet
                 for key in [k for k, f in self._fails.items() if not f or now - f[-1] > JOIN_WINDOW_S]:
                     del self._fails[key]
-            for key, limit in self._keys():
-                fails = self._fails[key]
-                while fails and now - fails[0] > JOIN_WINDOW_S:
-                    fails.popleft()
-                if len(fails) >= limit:
-                    raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+            if len(self._recent(self._device_key(), now)) >= JOIN_ATTEMPTS:
+                raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+            if len(self._recent(self._address_key(), now)) >= JOIN_ATTEMPTS_ADDR:
+                raise Denied(
+                    "Too many wrong codes from this network address; wait a minute and try again.", 429, "too_many"
+                )
 
     def failed(self) -> None:
+        now = time.monotonic()
         with self._lock:
-            for key, _ in self._keys():
-                self._fails[key].append(time.monotonic())
+            mine = self._recent(self._device_key(), now)
+            mine.append(now)
+            if len(mine) <= ADDRESS_SHARE:
+                self._recent(self._address_key(), now).append(now)
+            if g.get("new_token"):  # the cookie it was just given: its next tries (if it keeps it) count on from here
+                self._recent(f"device:{current_device()}", now).append(now)
 
 
 def _same_origin() -> bool:

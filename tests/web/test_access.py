@@ -220,3 +220,44 @@ def test_fresh_cookies_do_not_escape_the_throttle(client: Device, new_device: Ca
         assert new_device().post("/api/join", json={"code": wrong}).status_code == 403
     r = new_device().post("/api/join", json={"code": code})
     assert r.status_code == 429
+
+
+def test_thirty_wrong_codes_from_one_device_do_not_lock_out_the_right_code_from_another(
+    app: Flask, client: Device, new_device: Callable[[], Device]
+) -> None:
+    """Same network address (a shared Wi-Fi behind one router, or the host): a guesser keeping its cookie, and one
+    sending no cookie at all (a new one each time), lock out only themselves."""
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    wrong = "222222" if code != "222222" else "333333"
+    keeping = new_device()
+    keeping.get("/")  # a page first, as a phone opens Becher: it has its cookie from then on
+    cookieless = Device(app.test_client(use_cookies=False))
+    for guesser in (keeping, cookieless):
+        answers = [guesser.post("/api/join", json={"code": wrong}).status_code for _ in range(30)]
+        assert answers == [403] * JOIN_ATTEMPTS + [429] * (30 - JOIN_ATTEMPTS)
+        assert guesser.post("/api/join", json={"code": code}).status_code == 429
+    phone = new_device()
+    phone.get("/")
+    assert phone.post("/api/join", json={"code": code}).status_code == 200
+
+
+def test_a_script_with_a_fresh_cookie_per_try_is_stopped_at_the_address_limit(
+    app: Flask, client: Device
+) -> None:
+    import secrets
+
+    from web.access import COOKIE, JOIN_ATTEMPTS_ADDR
+
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    wrong = "222222" if code != "222222" else "333333"
+    answers = []
+    for _ in range(JOIN_ATTEMPTS_ADDR + 5):
+        script = app.test_client()
+        script.set_cookie(COOKIE, secrets.token_urlsafe(32))
+        answers.append(Device(script).post("/api/join", json={"code": wrong}).status_code)
+    assert answers == [403] * JOIN_ATTEMPTS_ADDR + [429] * 5
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "192.168.1.40"  # another address is not affected
+    assert Device(other).post("/api/join", json={"code": code}).status_code == 200
