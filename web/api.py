@@ -6,8 +6,10 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import sqlite3
 import time
 import unicodedata
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -723,4 +725,20 @@ def to_api_error(exc: Exception) -> ApiError | None:
         return ApiError(400, "malformed", message_of(exc))
     if isinstance(exc, IllegalAction):
         return ApiError(409, "illegal", message_of(exc))
+    if disk_full(exc):
+        return ApiError(
+            507,
+            "disk_full",
+            "The server's disk is full, so nothing more can be saved; free space on the host and try again.",
+        )
     return None
+
+
+DISK_FULL = N_("The server's disk is full, so nothing more can be saved; free space on the host and try again.")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """SQLite's "database or disk is full" (the write was rolled back, nothing half-saved), or the system's ENOSPC."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC

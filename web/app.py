@@ -30,6 +30,7 @@ API_CODES = {
     415: "not_image",
     429: "too_many",
     503: "busy",
+    507: "disk_full",
 }
 
 HTTP_MESSAGES = {

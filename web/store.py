@@ -327,13 +327,17 @@ class Store:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk among them)
+                    conn.execute("ROLLBACK")
                 raise
             try:
                 conn.execute("COMMIT")
             except BaseException:
                 self._logs.clear()
                 self._views.clear()
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
 
     @contextmanager

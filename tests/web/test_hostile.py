@@ -621,3 +621,27 @@ def test_names_with_bidi_overrides_or_zero_width_characters_are_refused(
 def test_joiners_that_emoji_and_persian_names_need_are_kept(client: Device) -> None:
     names = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "مهدی\u200cزاده"]
     assert client.create(players=names)["state"]["players"] == names
+
+
+def test_a_full_disk_is_507_with_a_message_that_says_so_and_saves_nothing_half(app: Flask, client: Device) -> None:
+    """SQLite's "database or disk is full", provoked by a page limit on the request thread's connection."""
+    game = client.create()
+    store = app.extensions["becher.store"]
+    conn = store.conn()  # the test client runs requests on this thread, so on this connection
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    try:
+        created = [client.post("/api/games", json={**GAME, "players": [f"P{i}", "Q" * 40]}) for i in range(30)]
+        played = client.play(game["id"], BONE_ROUND[0], seen=0)
+        full = [r for r in [*created, played] if r.status_code != 201]
+        assert full, "the page limit never filled the database"
+        for r in full:
+            assert r.status_code == 507 and r.json["code"] == "disk_full" and "disk is full" in r.json["error"]
+            assert "report" not in r.json["error"]
+        saved = len([r for r in created if r.status_code == 201])
+        assert len(client.get("/api/games").json["games"]) == 1 + saved
+        actions = client.get(f"/api/games/{game['id']}").json["game"]["state"]["actions"]
+        assert actions == (1 if played.status_code == 201 else 0)
+    finally:
+        conn.execute("PRAGMA max_page_count = 1073741823")
+    assert client.post("/api/games", json=GAME).status_code == 201
