@@ -84,7 +84,44 @@ def role_of(store: Store, row: GameRow, device: str, local: bool) -> str:
 
 def you(store: Store, row: GameRow) -> dict[str, object]:
     role = role_in(store, row, current_device())
-    return {"device": current_device(), "role": role, "can_write": role in WRITE_ROLES and row.finished is None}
+    return {
+        "device": current_device(),
+        "role": role,
+        "can_write": role in WRITE_ROLES and row.finished is None,
+        "seat": store.seat(row.id, current_device()),
+        "all_seats": role == "owner" or not row.bound_seats,
+    }
+
+
+AGREEMENTS = frozenset({"choose_starter"})  # actions the players agree on: any of them may enter it
+
+
+def require_seat(store: Store, row: GameRow, kinds_and_players: list[tuple[str, object]]) -> None:
+    """Where the game binds phones to seats, a player's phone acts only for the seat it chose (its throws, and undo
+    of its own actions); the owner (and the host) act for all. ``kinds_and_players``: the actions' type and seat."""
+    if not row.bound_seats or role_in(store, row, current_device()) == "owner":
+        return
+    seat = store.seat(row.id, current_device())
+    if seat is None:
+        raise Denied(
+            "This game binds each phone to one player: choose whose phone this is first (on the phone page).",
+            403,
+            "no_seat",
+        )
+    players = row.setup.get("players") or []
+    for kind, player in kinds_and_players:
+        if kind in AGREEMENTS or player == seat:
+            continue
+        other = players[player] if isinstance(player, int) and 0 <= player < len(players) else "another player"
+        raise Denied(
+            Message(
+                "This phone plays for {name} only; {other}'s turn is entered on their phone or at the table.",
+                name=players[seat] if seat < len(players) else seat,
+                other=other,
+            ),
+            403,
+            "not_your_seat",
+        )
 
 
 def require_read(store: Store, row: GameRow) -> str:

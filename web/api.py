@@ -325,6 +325,7 @@ def games_create() -> Response:
     if not isinstance(settings, dict):
         fail(400, "malformed", "The field 'settings' must be an object of setting names and values.")
     public = flag(data, "public")
+    bound_seats = flag(data, "bound_seats", True)
     check_names(players)
     try:
         log = GameLog.new(game, players, settings)
@@ -332,7 +333,7 @@ def games_create() -> Response:
         fail(400, "malformed", message_of(exc))
     store = store_of()
     check_game_rate(store)
-    view = store.create(log, current_device(), public)
+    view = store.create(log, current_device(), public, bound_seats=bound_seats)
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))
 
@@ -362,7 +363,7 @@ def games_import() -> Response:
     check_json([log.setup.to_json(), [a.to_json() for a in log.actions]], "The log")
     store = store_of()
     check_game_rate(store)
-    view = store.create(log, current_device())
+    view = store.create(log, current_device(), bound_seats=True)
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))
 
@@ -388,12 +389,14 @@ def games_log(game_id: str) -> Response:
 @bp.post("/games/<game_id>/actions")
 def games_play(game_id: str) -> Response:
     store = store_of()
-    access.require_write(store, game_row(game_id))
+    row = game_row(game_id)
+    access.require_write(store, row)
     data = body()
     seen = whole(data, "seen")
     action = data.get("action")
     if not isinstance(action, dict):
         fail(400, "malformed", "Send the action as a JSON object in the field 'action'.")
+    access.require_seat(store, row, [(str(action.get("type")), action.get("player"))])
     photo = data.get("photo")
     if photo is not None and not isinstance(photo, str):
         fail(400, "malformed", "The field 'photo' must be the id of an uploaded photo.")
@@ -405,10 +408,12 @@ def games_play(game_id: str) -> Response:
 @bp.post("/games/<game_id>/undo")
 def games_undo(game_id: str) -> Response:
     store = store_of()
-    access.require_write(store, game_row(game_id))
+    row = game_row(game_id)
+    access.require_write(store, row)
     data = body()
     seen = whole(data, "seen")
     count = whole(data, "count", 1, minimum=1)
+    access.require_seat(store, row, [("undo", p) for p in store.last_players(game_id, count)])
     view, undone = store.undo(game_id, seen, count, optional_revision(data))
     publish_game(view)
     return ok(game=view, undone=undone)
@@ -441,8 +446,10 @@ def games_rematch(game_id: str) -> Response:
     access.require_write(store, row)
     rules = rules_for(row.game)
     log = GameLog(rules, rules.make_setup(row.setup["players"], row.setup["settings"]))
-    members = [(m["device"], "player", m["name"]) for m in store.members(game_id)]
-    view = store.create(log, current_device(), row.public, members)
+    old_members = store.members(game_id)
+    members = [(m["device"], "player", m["name"]) for m in old_members]
+    seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
+    view = store.create(log, current_device(), row.public, members, row.bound_seats, seats)
     new_row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, new_row), join=join_info(new_row))
 
@@ -479,18 +486,43 @@ def access_set(game_id: str) -> Response:
     store = store_of()
     access.require_owner(store, game_row(game_id))
     data = body()
-    if "public" not in data and "renew_code" not in data:
-        fail(400, "malformed", "Send 'public' (true or false) and/or 'renew_code': true.")
+    if not {"public", "renew_code", "bound_seats"} & set(data):
+        fail(400, "malformed", "Send 'public' or 'bound_seats' (true or false), and/or 'renew_code': true.")
     public = flag(data, "public") if "public" in data else None
-    renew = flag(data, "renew_code")  # both checked before either is applied
+    bound = flag(data, "bound_seats") if "bound_seats" in data else None
+    renew = flag(data, "renew_code")  # all checked before any is applied
     if public is not None:
         before = store.row(game_id).revision
         view = store.set_public(game_id, public)
         if view["revision"] != before:
             publish_game(view)
+    if bound is not None:
+        before = store.row(game_id).revision
+        view = store.set_bound_seats(game_id, bound)
+        if view["revision"] != before:
+            publish_game(view)
     if renew:
         store.renew_code(game_id)
     return access_answer(store, game_id)
+
+
+@bp.post("/games/<game_id>/seat")
+def seat_set(game_id: str) -> Response:
+    """This phone's seat (``{"seat": 1}``, or null for none); the owner may also set another member's (``device``)."""
+    store = store_of()
+    row = game_row(game_id)
+    access.require_write(store, row)
+    data = body()
+    device = data.get("device", current_device())
+    if not isinstance(device, str):
+        fail(400, "malformed", "The field 'device' must be a device id from the game's members.")
+    if device != current_device():
+        access.require_owner(store, row)
+    seat = data.get("seat")
+    if seat is not None:
+        seat = whole(data, "seat")
+    store.set_seat(game_id, device, seat)
+    return ok(you=access.you(store, row), members=store.members(game_id))
 
 
 @bp.delete("/games/<game_id>/members/<device>")

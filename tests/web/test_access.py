@@ -47,7 +47,13 @@ def test_join_with_the_code_lets_a_phone_write(client: Device, new_device: Calla
     phone = new_device()
     r = phone.post("/api/join", json={"code": f" {code[:3].lower()}-{code[3:]} ", "name": "Ben's phone"})
     assert r.status_code == 200
-    assert r.json["you"] == {"device": phone.id, "role": "player", "can_write": True}
+    assert r.json["you"] == {
+        "device": phone.id,
+        "role": "player",
+        "can_write": True,
+        "seat": None,
+        "all_seats": True,
+    }
     assert phone.play(game["id"], BONE_ROUND[0], seen=0).status_code == 201
     members = client.get(f"/api/games/{game['id']}/access").json["members"]
     assert [(m["role"], m["name"]) for m in members] == [("owner", ""), ("player", "Ben's phone")]
@@ -103,7 +109,14 @@ def test_public_view_is_read_only_and_only_the_owner_switches_it(
     r = client.post(f"/api/games/{game['id']}/access", json={"public": True})
     assert r.status_code == 200 and r.json["public"] is True
     seen = viewer.get(f"/api/games/{game['id']}")
-    assert seen.status_code == 200 and seen.json["you"] == {"device": viewer.id, "role": "viewer", "can_write": False}
+    assert seen.status_code == 200
+    assert seen.json["you"] == {
+        "device": viewer.id,
+        "role": "viewer",
+        "can_write": False,
+        "seat": None,
+        "all_seats": True,
+    }
     assert viewer.get(f"/api/games/{game['id']}/export").status_code == 200
     assert viewer.get("/api/games").json["games"][0]["role"] == "viewer"
     refused = viewer.play(game["id"], BONE_ROUND[0], seen=0)
@@ -211,12 +224,11 @@ def test_host_browser_is_owner_of_every_game_only_when_configured(app: Flask, cl
 
 
 def test_fresh_cookies_do_not_escape_the_throttle(client: Device, new_device: Callable[[], Device]) -> None:
-    from web.access import JOIN_ATTEMPTS_ADDR
-
+    """Requests without a cookie (each gets a new one) share one device's quota on their address."""
     game = client.create()
     code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
     wrong = "222222" if code != "222222" else "333333"
-    for _ in range(JOIN_ATTEMPTS_ADDR):
+    for _ in range(JOIN_ATTEMPTS):
         assert new_device().post("/api/join", json={"code": wrong}).status_code == 403
     r = new_device().post("/api/join", json={"code": code})
     assert r.status_code == 429
