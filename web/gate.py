@@ -53,14 +53,15 @@ def head_end(buf: bytes | bytearray) -> int:
 
 
 def body_length(head: bytes) -> int | None:
-    """The body's length as the headers declare it; None where the worker must read it (chunked, or too large)."""
+    """The body's length as the headers declare it; None where the worker must read it (chunked, too large, or a
+    client that sends the body only after the server's "100 Continue", as curl does)."""
     length = 0
     for line in head.split(b"\n")[1:]:
         name, sep, value = line.partition(b":")
         if not sep:
             continue
         key = name.strip().lower()
-        if key == b"transfer-encoding":
+        if key in (b"transfer-encoding", b"expect"):  # chunked, or a client waiting for "100 Continue" first
             return None
         if key == b"content-length":
             try:
@@ -82,6 +83,14 @@ class Waiting:
         self.stage = stage  # "peek" (TLS port, first byte unseen), "handshake", "request", "plain" (HTTP on TLS)
         self.buf = bytearray(buf)
         self.deadline = time.monotonic() + REQUEST_TIMEOUT
+
+    def close(self) -> None:
+        """Close the connection (cheroot's own clean-up calls this on whatever its selector holds)."""
+        with contextlib.suppress(OSError):
+            if self.conn is not None:
+                self.conn.close()
+            else:
+                self.sock.close()
 
 
 # cheroot's stubs leave out the manager's private parts that the gate overrides; typed loosely on purpose.
@@ -214,12 +223,7 @@ class Gate(_Manager):  # type: ignore[misc]
         self._waiting.pop(fd, None)
         with contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(fd)
-        if waiting.conn is not None:
-            with contextlib.suppress(OSError):
-                waiting.conn.close()
-        else:
-            with contextlib.suppress(OSError):
-                waiting.sock.close()
+        waiting.close()
 
     def _advance(self, fd: int, waiting: Waiting) -> None:
         """Read what has arrived; hand the request on once whole. Never blocks."""

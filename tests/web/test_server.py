@@ -236,7 +236,8 @@ def test_sigkill_during_writes_to_several_games_loses_no_acknowledged_change(tmp
     half-done is, the database passes SQLite's integrity check, and every game plays on."""
     owner, phone = Session(), Session()
     srv = Server(tmp_path).start()
-    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}}
+    # the phone plays every seat ("shared by all"), racing the owner
+    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}, "bound_seats": False}
     games = [owner.post(srv.base + "/api/games", json=body).json() for _ in range(3)]
     assert phone.post(srv.base + "/api/join", json={"code": games[2]["join"]["code"]}).status_code == 200
     try:
@@ -274,7 +275,7 @@ def test_sigkill_during_writes_to_several_games_loses_no_acknowledged_change(tmp
 def test_two_writers_at_once_exactly_one_wins(server: Server) -> None:
     """Two devices send a throw for the same state at the same moment, 25 times: one 201, one 409, nothing doubled."""
     owner = Session()
-    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}}
+    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}, "bound_seats": False}
     created = owner.post(server.base + "/api/games", json=body, timeout=10).json()
     game_id = created["game"]["id"]
     phone = Session()

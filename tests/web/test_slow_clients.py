@@ -161,3 +161,4 @@ def test_the_gate_knows_when_a_request_is_whole() -> None:
     assert gate.body_length(b"POST / HTTP/1.1\r\nContent-Length: 12\r\n") == 12
     assert gate.body_length(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n") is None
     assert gate.body_length(b"POST / HTTP/1.1\r\ncontent-length: 99999999\r\n") is None
+    assert gate.body_length(b"POST / HTTP/1.1\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n") is None
