@@ -110,8 +110,8 @@ def require_seat(store: Store, row: GameRow, kinds_and_players: list[tuple[str, 
         )
     players = row.setup.get("players") or []
     for kind, player in kinds_and_players:
-        if kind in AGREEMENTS or player == seat:
-            continue
+        if kind in AGREEMENTS or player == seat or not isinstance(player, int) or isinstance(player, bool):
+            continue  # (a seat that is not a whole number is the rules' refusal: 400, said by them)
         other = players[player] if isinstance(player, int) and 0 <= player < len(players) else "another player"
         raise Denied(
             Message(

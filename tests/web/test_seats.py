@@ -124,3 +124,14 @@ def test_an_older_database_gets_the_new_columns_and_its_games_stay_shared(tmp_pa
         assert store.members("g1") == []
     finally:
         store.close()
+
+
+def test_a_malformed_seat_in_an_action_is_the_rules_refusal_not_a_seat_one(
+    client: Device, join: Callable[[str], Device]
+) -> None:
+    game = bound_game(client)
+    phone = join(game["id"])
+    seat(phone, game["id"], 0)
+    for player in ("0", None, True, 0.0):
+        r = phone.play(game["id"], {**ANNA_THROWS, "player": player}, seen=0)
+        assert r.status_code == 400 and r.json["code"] == "malformed", player
