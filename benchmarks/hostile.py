@@ -170,6 +170,19 @@ def photo_case(server: Served, label: str, data: bytes, count: int) -> None:
     conn.request("POST", "/api/games", body=body, headers={"X-Becher": "1", "Content-Type": "application/json"})
     game = json.loads(conn.getresponse().read())["game"]["id"]
     conn.close()
+    from PIL import Image
+
+    small = io.BytesIO()
+    Image.new("RGB", (640, 480), (30, 70, 40)).save(small, "JPEG")
+    warm = server.connection(120)  # one small photo first, so the reader's models are loaded before measuring
+    warm.request(
+        "POST",
+        f"/api/games/{game}/photos",
+        body=small.getvalue(),
+        headers={"X-Becher": "1", "Content-Type": "image/jpeg"},
+    )
+    warm.getresponse().read()
+    warm.close()
     time.sleep(1.0)
     before = server.rss_mb()
     peak = [before]
