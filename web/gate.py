@@ -327,12 +327,29 @@ class Gate(_Manager):  # type: ignore[misc]
 
 
 class Gateway(_Gateway10):  # type: ignore[misc]
-    """cheroot's WSGI 1.0 gateway that also tells the app its socket, so a live stream sees a client leave."""
+    """cheroot's WSGI 1.0 gateway that also tells the app its socket (so a live stream sees a client leave), and
+    that closes the connection after answering a request whose body the app did not read and has not arrived.
+
+    cheroot would read such a body to its end before answering (to keep the connection), at the client's pace:
+    20 MB "photos" sent a byte a second to a game the sender never joined, refused at once with 403, would hold a
+    thread each for as long as the sender likes. cheroot closes the same way after a 413.
+    """
 
     def get_environ(self) -> dict[str, Any]:
         env: dict[str, Any] = super().get_environ()
         env["becher.socket"] = self.req.conn.socket
         return env
+
+    def start_response(self, status: str, headers: Any, exc_info: Any = None) -> Any:
+        result = super().start_response(status, headers, exc_info)
+        req = self.req
+        remaining = getattr(req.rfile, "remaining", 0) or 0
+        if remaining > 0 and not req.chunked_read:
+            rfile = req.conn.rfile
+            buffered = len(rfile._read_buf) - rfile._read_pos
+            if remaining > buffered:  # some of it is still on the wire
+                req.close_connection = True
+        return result
 
 
 def install(server: Any, plain_on_tls: Callable[[bytes], bytes] | None = None) -> None:

@@ -180,3 +180,31 @@ def test_the_gate_knows_when_a_request_is_whole() -> None:
     assert gate.body_length(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n") is None
     assert gate.body_length(b"POST / HTTP/1.1\r\ncontent-length: 99999999\r\n") is None
     assert gate.body_length(b"POST / HTTP/1.1\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n") is None
+
+
+def test_large_bodies_trickling_to_a_refused_route_hold_no_thread(server: Server) -> None:
+    """A 'photo' of 5 MB sent a byte a second to a game the sender never joined: refused at once (403) and the
+    connection closed, never read to its end by a thread; 100 of them leave normal requests fast."""
+    head = (
+        b"POST /api/games/abcdefgh/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Becher: 1\r\n"
+        b"Content-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
+    )
+    socks = open_slow(server.port, 100, head + b"x" * 1000)
+    try:
+        times = []
+        for _ in range(3):
+            trickle(socks, b"x")
+            status, took = timed_get(server.port)
+            assert status == 200
+            times.append(took)
+        assert max(times) < 1.0, times
+        socks[0].settimeout(5)
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := socks[0].recv(4096):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 404") or answer.startswith(b"HTTP/1.1 403"), answer[:80]
+        assert b"Connection: close" in answer
+    finally:
+        for sock in socks:
+            sock.close()
