@@ -112,7 +112,10 @@ def run(url: str, seconds: float, rate: float, watchers: int) -> int:
     tablet = Client(host, port)
     players = [f"Player {i + 1}" for i in range(8)]
     status, created = tablet.call(
-        "POST", "/api/games", {"game": "bone", "players": players, "settings": {"rounds": 30}}
+        "POST",
+        "/api/games",
+        # the phones take turns whoever is to move, so every phone plays every seat ("shared by all")
+        {"game": "bone", "players": players, "settings": {"rounds": 30}, "bound_seats": False},
     )
     assert status == 201, created
     game_id = created["game"]["id"]

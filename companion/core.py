@@ -554,6 +554,11 @@ class GameLog:
                 raise MalformedInput(
                     "Line {number} of the log is not JSON: {msg}.", number=number, msg=exc.msg
                 ) from None
+            except RecursionError:  # the parser's own limit: a line built to exhaust the stack
+                raise MalformedInput(
+                    "Line {number} of the log is nested too deeply; send the .jsonl file Becher exported.",
+                    number=number,
+                ) from None
         if not rows or not isinstance(rows[0], dict) or "game" not in rows[0]:
             raise MalformedInput("The log must start with a header line naming the game and players.")
         header = rows[0]

@@ -26,6 +26,7 @@ import numpy as np
 from calibration.mat import layout_for
 from calibration.profile import Profile
 from calibration.rectify import TopView, detect_markers
+from vision.decode import probe
 from vision.quality import Issue, check_mat
 from vision.reading import ImageError, Reading
 from vision.settle import Proposal, Reader, SettleConfig, SettleDetector
@@ -46,6 +47,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 8 * 1024 * 1024
 MAX_FRAME_PIXELS = 4096 * 4096
+FRAME_FORMATS = frozenset({"JPEG", "MPO", "PNG", "WEBP"})  # what browsers' canvases send
 MAT_CHECK_S = 2.0  # how often the mat's markers are looked for (they rarely change)
 
 
@@ -173,6 +175,12 @@ def decode_frame(data: bytes) -> np.ndarray:
         raise ImageError("The frame is empty.")
     if len(data) > MAX_FRAME_BYTES:
         raise ImageError(f"The frame is larger than {MAX_FRAME_BYTES // (1024 * 1024)} MB.")
+    # format and size from the header first: OpenCV would decode TIFF, PPM, EXR... and any size it is handed
+    fmt, width, height, _ = probe(bytes(data))
+    if fmt not in FRAME_FORMATS:
+        raise ImageError("The frame is not a JPEG or PNG image.")
+    if width * height > MAX_FRAME_PIXELS:
+        raise ImageError(f"A frame of {width}x{height} pixels cannot be used.")
     array = np.frombuffer(bytes(data), np.uint8)
     frame = cv2.imdecode(array, cv2.IMREAD_COLOR)
     if frame is None:

@@ -34,6 +34,7 @@ READ_ROLES = frozenset({"owner", "player", "viewer"})
 
 JOIN_ATTEMPTS = 10
 JOIN_ATTEMPTS_ADDR = 30
+ADDRESS_SHARE = 3  # wrong codes of one device that count towards its address's limit
 JOIN_WINDOW_S = 60.0
 
 
@@ -83,7 +84,44 @@ def role_of(store: Store, row: GameRow, device: str, local: bool) -> str:
 
 def you(store: Store, row: GameRow) -> dict[str, object]:
     role = role_in(store, row, current_device())
-    return {"device": current_device(), "role": role, "can_write": role in WRITE_ROLES and row.finished is None}
+    return {
+        "device": current_device(),
+        "role": role,
+        "can_write": role in WRITE_ROLES and row.finished is None,
+        "seat": store.seat(row.id, current_device()),
+        "all_seats": role == "owner" or not row.bound_seats,
+    }
+
+
+AGREEMENTS = frozenset({"choose_starter"})  # actions the players agree on: any of them may enter it
+
+
+def require_seat(store: Store, row: GameRow, kinds_and_players: list[tuple[str, object]]) -> None:
+    """Where the game binds phones to seats, a player's phone acts only for the seat it chose (its throws, and undo
+    of its own actions); the owner (and the host) act for all. ``kinds_and_players``: the actions' type and seat."""
+    if not row.bound_seats or role_in(store, row, current_device()) == "owner":
+        return
+    seat = store.seat(row.id, current_device())
+    if seat is None:
+        raise Denied(
+            "This game binds each phone to one player: choose whose phone this is first (on the phone page).",
+            403,
+            "no_seat",
+        )
+    players = row.setup.get("players") or []
+    for kind, player in kinds_and_players:
+        if kind in AGREEMENTS or player == seat or not isinstance(player, int) or isinstance(player, bool):
+            continue  # (a seat that is not a whole number is the rules' refusal: 400, said by them)
+        other = players[player] if isinstance(player, int) and 0 <= player < len(players) else "another player"
+        raise Denied(
+            Message(
+                "This phone plays for {name} only; {other}'s turn is entered on their phone or at the table.",
+                name=players[seat] if seat < len(players) else seat,
+                other=other,
+            ),
+            403,
+            "not_your_seat",
+        )
 
 
 def require_read(store: Store, row: GameRow) -> str:
@@ -108,16 +146,34 @@ def require_owner(store: Store, row: GameRow) -> None:
 
 
 class JoinThrottle:
-    """Few wrong codes per device and per network address a minute, so six-letter codes cannot be guessed in bulk
-    (a new cookie each try does not help: the address counts too)."""
+    """Few wrong codes a minute, so six-letter codes cannot be guessed in bulk, without one guesser locking out
+    everyone else on its network address.
+
+    A device (its cookie) may try JOIN_ATTEMPTS wrong codes a minute. Requests without a cookie get a new one each
+    time, so those from one address count as one device. And since cookies cost nothing, a network address may
+    try JOIN_ATTEMPTS_ADDR a minute, to which each device adds at most ADDRESS_SHARE: a script with a fresh cookie
+    per try is stopped there, while one device's own wrong codes lock out only itself, never the right code typed
+    on the phone beside it.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fails: dict[str, deque[float]] = defaultdict(deque)
 
     @staticmethod
-    def _keys() -> list[tuple[str, int]]:
-        return [("device:" + current_device(), JOIN_ATTEMPTS), ("addr:" + str(request.remote_addr), JOIN_ATTEMPTS_ADDR)]
+    def _device_key() -> str:
+        address = str(request.remote_addr)
+        return f"fresh:{address}" if g.get("new_token") else f"device:{current_device()}"
+
+    @staticmethod
+    def _address_key() -> str:
+        return f"addr:{request.remote_addr}"
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        fails = self._fails[key]
+        while fails and now - fails[0] > JOIN_WINDOW_S:
+            fails.popleft()
+        return fails
 
     def check(self) -> None:
         now = time.monotonic()
@@ -125,17 +181,22 @@ class JoinThrottle:
             if len(self._fails) > 1000:  # fresh cookies each try leave a key each: forget those gone quiet
                 for key in [k for k, f in self._fails.items() if not f or now - f[-1] > JOIN_WINDOW_S]:
                     del self._fails[key]
-            for key, limit in self._keys():
-                fails = self._fails[key]
-                while fails and now - fails[0] > JOIN_WINDOW_S:
-                    fails.popleft()
-                if len(fails) >= limit:
-                    raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+            if len(self._recent(self._device_key(), now)) >= JOIN_ATTEMPTS:
+                raise Denied("Too many wrong codes from this device; wait a minute and try again.", 429, "too_many")
+            if len(self._recent(self._address_key(), now)) >= JOIN_ATTEMPTS_ADDR:
+                raise Denied(
+                    "Too many wrong codes from this network address; wait a minute and try again.", 429, "too_many"
+                )
 
     def failed(self) -> None:
+        now = time.monotonic()
         with self._lock:
-            for key, _ in self._keys():
-                self._fails[key].append(time.monotonic())
+            mine = self._recent(self._device_key(), now)
+            mine.append(now)
+            if len(mine) <= ADDRESS_SHARE:
+                self._recent(self._address_key(), now).append(now)
+            if g.get("new_token"):  # the cookie it was just given: its next tries (if it keeps it) count on from here
+                self._recent(f"device:{current_device()}", now).append(now)
 
 
 def _same_origin() -> bool:
@@ -178,6 +239,10 @@ def _set_cookie(response: Response) -> Response:
     response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Content-Security-Policy", content_policy(g.get("csp_nonce")))
+    if current_app.config.get("HTTPS") and request.is_secure:  # browsers then never try plain http here again
+        response.headers.setdefault("Strict-Transport-Security", f"max-age={HSTS_MAX_AGE}")
     token = g.get("new_token")
     if token:
         response.set_cookie(
@@ -192,6 +257,29 @@ def _set_cookie(response: Response) -> Response:
     return response
 
 
+HSTS_MAX_AGE = 365 * 24 * 3600
+
+
+def csp_nonce() -> str:
+    """The nonce of this page's own inline scripts (templates write ``nonce="{{ csp_nonce() }}"``)."""
+    nonce: str | None = g.get("csp_nonce")
+    if nonce is None:
+        nonce = g.csp_nonce = secrets.token_urlsafe(16)
+    return nonce
+
+
+def content_policy(nonce: str | None) -> str:
+    """The pages load everything from this server (the table may have no internet) and keep it that way: scripts
+    only from its files and its own inline ones, no plugins, no framing, forms and fetches only to itself. Inline
+    style attributes are allowed (the templates use them; styles cannot run code)."""
+    scripts = f"'self' 'nonce-{nonce}'" if nonce else "'self'"
+    return (
+        f"default-src 'self'; script-src {scripts}; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+        "media-src 'self' blob: mediastream:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+
+
 def join_landing(game_id: str) -> str:
     pattern: str = current_app.config.get("JOIN_LANDING", "/phone/{id}")
     return pattern.format(id=game_id)
@@ -204,11 +292,9 @@ def join_url(code: str) -> str:
 
 def _join_by_link(code: str) -> Response:
     """What the QR code opens: join and go to the phone page (never for a request started by another site)."""
-    from web.api import store_of
-
     if request.headers.get("Sec-Fetch-Site") in ("cross-site", "same-site"):
         return redirect("/", 303)
-    store = store_of()
+    store: Store = current_app.extensions["becher.store"]
     throttle: JoinThrottle = current_app.extensions["becher.join_throttle"]
     try:
         throttle.check()
@@ -227,4 +313,5 @@ def init_app(app: Flask) -> None:
     app.before_request(_identify)
     app.before_request(_guard_writes)
     app.after_request(_set_cookie)
+    app.jinja_env.globals["csp_nonce"] = csp_nonce
     app.add_url_rule("/join/<code>", "join_link", _join_by_link, methods=["GET"])

@@ -6,8 +6,10 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import sqlite3
 import time
 import unicodedata
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -178,6 +180,29 @@ def check_names(names: Any) -> None:
             fail(400, "malformed", "A player's name holds text that is not valid Unicode; type it again.")
         if any(unicodedata.category(ch) == "Cc" for ch in name):
             fail(400, "malformed", "Player names may not hold control characters or line breaks; type them again.")
+        if hidden_characters(name):
+            fail(400, "malformed", "Player names may not hold invisible or text-direction characters; type them again.")
+
+
+def hidden_characters(text: str) -> bool:
+    """Whether a name holds characters that show nothing but change what is around them: text-direction overrides
+    (a name that turns the rest of a score line around) and zero-width ones (two names that look the same). Kept:
+    the joiners that build emoji (👨‍👩‍👧) and that Persian and Indic names need between letters, and the tags
+    of subdivision flags."""
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) != "Cf":
+            continue
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + 1] if i + 1 < len(text) else ""
+        emoji_join = before and after and unicodedata.category(before) in ("So", "Mn", "Sk")
+        if ch == "\u200d" and emoji_join and unicodedata.category(after) == "So":
+            continue
+        if ch == "\u200c" and before.isalpha() and after.isalpha() and ord(before) > 0x24F and ord(after) > 0x24F:
+            continue
+        if 0xE0020 <= ord(ch) <= 0xE007F and "\U0001f3f4" in text:
+            continue
+        return True
+    return False
 
 
 def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
@@ -300,6 +325,7 @@ def games_create() -> Response:
     if not isinstance(settings, dict):
         fail(400, "malformed", "The field 'settings' must be an object of setting names and values.")
     public = flag(data, "public")
+    bound_seats = flag(data, "bound_seats", True)
     check_names(players)
     try:
         log = GameLog.new(game, players, settings)
@@ -307,7 +333,7 @@ def games_create() -> Response:
         fail(400, "malformed", message_of(exc))
     store = store_of()
     check_game_rate(store)
-    view = store.create(log, current_device(), public)
+    view = store.create(log, current_device(), public, bound_seats=bound_seats)
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))
 
@@ -337,7 +363,7 @@ def games_import() -> Response:
     check_json([log.setup.to_json(), [a.to_json() for a in log.actions]], "The log")
     store = store_of()
     check_game_rate(store)
-    view = store.create(log, current_device())
+    view = store.create(log, current_device(), bound_seats=True)
     row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, row), join=join_info(row))
 
@@ -382,12 +408,14 @@ def games_log(game_id: str) -> Response:
 @bp.post("/games/<game_id>/actions")
 def games_play(game_id: str) -> Response:
     store = store_of()
-    access.require_write(store, game_row(game_id))
+    row = game_row(game_id)
+    access.require_write(store, row)
     data = body()
     seen = whole(data, "seen")
     action = data.get("action")
     if not isinstance(action, dict):
         fail(400, "malformed", "Send the action as a JSON object in the field 'action'.")
+    access.require_seat(store, row, [(str(action.get("type")), action.get("player"))])
     photo = data.get("photo")
     if photo is not None and not isinstance(photo, str):
         fail(400, "malformed", "The field 'photo' must be the id of an uploaded photo.")
@@ -399,10 +427,12 @@ def games_play(game_id: str) -> Response:
 @bp.post("/games/<game_id>/undo")
 def games_undo(game_id: str) -> Response:
     store = store_of()
-    access.require_write(store, game_row(game_id))
+    row = game_row(game_id)
+    access.require_write(store, row)
     data = body()
     seen = whole(data, "seen")
     count = whole(data, "count", 1, minimum=1)
+    access.require_seat(store, row, [("undo", p) for p in store.last_players(game_id, count)])
     view, undone = store.undo(game_id, seen, count, optional_revision(data))
     publish_game(view)
     return ok(game=view, undone=undone)
@@ -435,8 +465,10 @@ def games_rematch(game_id: str) -> Response:
     access.require_write(store, row)
     rules = rules_for(row.game)
     log = GameLog(rules, rules.make_setup(row.setup["players"], row.setup["settings"]))
-    members = [(m["device"], "player", m["name"]) for m in store.members(game_id)]
-    view = store.create(log, current_device(), row.public, members)
+    old_members = store.members(game_id)
+    members = [(m["device"], "player", m["name"]) for m in old_members]
+    seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
+    view = store.create(log, current_device(), row.public, members, row.bound_seats, seats)
     new_row = store.row(view["id"])
     return ok(201, game=view, you=access.you(store, new_row), join=join_info(new_row))
 
@@ -473,18 +505,43 @@ def access_set(game_id: str) -> Response:
     store = store_of()
     access.require_owner(store, game_row(game_id))
     data = body()
-    if "public" not in data and "renew_code" not in data:
-        fail(400, "malformed", "Send 'public' (true or false) and/or 'renew_code': true.")
+    if not {"public", "renew_code", "bound_seats"} & set(data):
+        fail(400, "malformed", "Send 'public' or 'bound_seats' (true or false), and/or 'renew_code': true.")
     public = flag(data, "public") if "public" in data else None
-    renew = flag(data, "renew_code")  # both checked before either is applied
+    bound = flag(data, "bound_seats") if "bound_seats" in data else None
+    renew = flag(data, "renew_code")  # all checked before any is applied
     if public is not None:
         before = store.row(game_id).revision
         view = store.set_public(game_id, public)
         if view["revision"] != before:
             publish_game(view)
+    if bound is not None:
+        before = store.row(game_id).revision
+        view = store.set_bound_seats(game_id, bound)
+        if view["revision"] != before:
+            publish_game(view)
     if renew:
         store.renew_code(game_id)
     return access_answer(store, game_id)
+
+
+@bp.post("/games/<game_id>/seat")
+def seat_set(game_id: str) -> Response:
+    """This phone's seat (``{"seat": 1}``, or null for none); the owner may also set another member's (``device``)."""
+    store = store_of()
+    row = game_row(game_id)
+    access.require_write(store, row)
+    data = body()
+    device = data.get("device", current_device())
+    if not isinstance(device, str):
+        fail(400, "malformed", "The field 'device' must be a device id from the game's members.")
+    if device != current_device():
+        access.require_owner(store, row)
+    seat = data.get("seat")
+    if seat is not None:
+        seat = whole(data, "seat")
+    store.set_seat(game_id, device, seat)
+    return ok(you=access.you(store, row), members=store.members(game_id))
 
 
 @bp.delete("/games/<game_id>/members/<device>")
@@ -520,6 +577,8 @@ def join() -> Response:
         fail(400, "malformed", "The field 'name' must be text of at most 60 characters.")
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         fail(400, "malformed", "The field 'name' may not hold control characters or line breaks.")
+    if hidden_characters(name):
+        fail(400, "malformed", "The field 'name' may not hold invisible or text-direction characters; type it again.")
     throttle: access.JoinThrottle = current_app.extensions["becher.join_throttle"]
     throttle.check()
     store = store_of()
@@ -562,11 +621,13 @@ def upload_photo(game_id: str) -> Response:
     if len(data) > PHOTO_LIMIT:
         fail(413, "too_large", "This photo is larger than 20 MB; take it at a lower resolution.")
     try:
-        prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]))
+        prepared = photos.prepare(data, int(current_app.config["PHOTO_MAX_SIDE"]), decode_slots(current_app))
     except photos.NotAnImage as exc:
         fail(415, "not_image", message_of(exc))
     except photos.TooManyPixels as exc:
         fail(413, "too_large", message_of(exc))
+    except photos.DecodeBusy:
+        fail(503, "busy", "The server is busy with other large photos; send this one again in a moment.")
     photo = store.add_photo(game_id, current_device(), prepared.jpeg, prepared.width, prepared.height)
     readers: photos.Readers = current_app.extensions["becher.readers"]
     hub = hub_of()
@@ -578,7 +639,8 @@ def upload_photo(game_id: str) -> Response:
         reading: JSON | None = None
         error: str | None = None
         try:
-            reading = photos.scale_reading(photos.read_image(data, kind), prepared.width, prepared.height)
+            source = data if prepared.for_reader is None else prepared.for_reader
+            reading = photos.scale_reading(photos.read_image(source, kind), prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING
         except FileNotFoundError:
@@ -616,13 +678,18 @@ def record_photo(app: Flask, game_id: str, data: bytes, reading: JSON | None, de
     exactly as an upload would; returns the ``photo`` event's payload. Raises photos.NotAnImage for a bad frame."""
     store: Store = app.extensions["becher.store"]
     hub: live.Hub = app.extensions["becher.hub"]
-    prepared = photos.prepare(data, int(app.config["PHOTO_MAX_SIDE"]))
+    prepared = photos.prepare(data, int(app.config["PHOTO_MAX_SIDE"]), decode_slots(app))
     photo = store.add_photo(game_id, device, prepared.jpeg, prepared.width, prepared.height)
     scaled = None if reading is None else photos.scale_reading(reading, prepared.width, prepared.height)
     store.set_reading(photo.id, scaled, None)
     payload = {**photo_payload(store.photo(photo.id)), "device": device}
     hub.publish(game_id, "photo", payload)
     return payload
+
+
+def decode_slots(app: Flask) -> photos.DecodeSlots:
+    slots: photos.DecodeSlots = app.extensions["becher.decode"]
+    return slots
 
 
 def photo_or_404(photo_id: str) -> Any:
@@ -676,7 +743,11 @@ def games_events(game_id: str) -> Response:
         return access.role_of(store, now, device, local) in access.READ_ROLES
 
     heartbeat = float(current_app.config["LIVE_HEARTBEAT"])
-    body_iter = live.stream(hub, game_id, last, current, heartbeat, device, allowed)
+    sock = request.environ.get("becher.socket")  # set by `becher serve`: a closed connection frees its slot at once
+    gone = (lambda: live.client_gone(sock)) if sock is not None else None
+    body_iter = live.stream(
+        hub, game_id, last, current, heartbeat, device, allowed, address=request.remote_addr, gone=gone
+    )
     return Response(
         body_iter,
         mimetype="text/event-stream",
@@ -705,4 +776,20 @@ def to_api_error(exc: Exception) -> ApiError | None:
         return ApiError(400, "malformed", message_of(exc))
     if isinstance(exc, IllegalAction):
         return ApiError(409, "illegal", message_of(exc))
+    if disk_full(exc):
+        return ApiError(
+            507,
+            "disk_full",
+            "The server's disk is full, so nothing more can be saved; free space on the host and try again.",
+        )
     return None
+
+
+DISK_FULL = N_("The server's disk is full, so nothing more can be saved; free space on the host and try again.")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """SQLite's "database or disk is full" (the write was rolled back, nothing half-saved), or the system's ENOSPC."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC

@@ -30,6 +30,7 @@ API_CODES = {
     415: "not_image",
     429: "too_many",
     503: "busy",
+    507: "disk_full",
 }
 
 HTTP_MESSAGES = {
@@ -62,9 +63,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         READ_WORKERS=1,  # the reader shares one model per process; reads queue, requests never do
         READ_TIMEOUT=20.0,
         READ_QUEUE=8,  # photos waiting for or in the reader at once; more are stored without a reading
+        DECODE_SLOTS=photos.DECODE_SLOTS,  # photos decoded at once (and DECODE_PIXELS pixels among them)
+        DECODE_PIXELS=photos.DECODE_PIXELS,
+        DECODE_WAIT=photos.DECODE_WAIT_S,  # seconds an upload waits for its turn before 503 busy
         LIVE_HEARTBEAT=15.0,
         LIVE_MAX_STREAMS=48,  # live streams at once (each holds a server thread; `becher serve` has 64)
         LIVE_PER_DEVICE=4,  # streams of one device on one game; a fifth closes its oldest (likely dead) one
+        LIVE_PER_DEVICE_ALL=8,  # streams of one device over all games; one more closes its oldest
+        LIVE_PER_ADDRESS=16,  # streams from one network address (cookies are free); one more closes its oldest
         GAMES_PER_HOUR=60,  # games one device may start (or import) in an hour: a runaway script, not a family
         LOCAL_IS_OWNER=False,  # `becher serve` trusts the host's own browser as owner of every game
         JOIN_LANDING="/phone/{id}",
@@ -80,9 +86,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store = Store(database)
     readers = photos.Readers(int(app.config["READ_WORKERS"]), int(app.config["READ_QUEUE"]))
-    hub = live.Hub(int(app.config["LIVE_PER_DEVICE"]))
+    hub = live.Hub(
+        int(app.config["LIVE_PER_DEVICE"]), int(app.config["LIVE_PER_DEVICE_ALL"]), int(app.config["LIVE_PER_ADDRESS"])
+    )
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
+    app.extensions["becher.decode"] = photos.DecodeSlots(
+        int(app.config["DECODE_SLOTS"]), int(app.config["DECODE_PIXELS"]), float(app.config["DECODE_WAIT"])
+    )
     app.extensions["becher.hub"] = hub
 
     access.init_app(app)

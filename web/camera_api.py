@@ -37,8 +37,9 @@ from vision.camera import CameraSession, CameraWatcher, decode_frame, open_sourc
 from vision.reading import ImageError, Reading
 from vision.settle import Proposal, SettleConfig
 from web import access
-from web.api import body, fail, flag, hub_of, ok, record_photo, store_of
+from web.api import BODY_LIMIT, body, fail, flag, hub_of, ok, record_photo, store_of
 from web.say import message_of
+from web.store import NotFound
 
 log = logging.getLogger(__name__)
 bp = Blueprint("camera", __name__, url_prefix="/api/camera")
@@ -151,6 +152,63 @@ def _setup(state: BlueprintSetupState) -> None:
         atexit.register(hub.stop)
 
 
+# ---------------------------------------------------------------------------------------------- who may use it
+
+OPEN = frozenset({"camera.mat"})  # the printable mat is the same file for everyone
+OWNER_ONLY = frozenset({"camera.save", "camera.use", "camera.delete"})  # watch checks its own rule (it names a game)
+
+
+def camera_role() -> str:
+    """``owner`` or ``player`` of the camera for this request, else Denied.
+
+    The camera follows the rule of the game it watches: the host's own browser and the devices joined to that game
+    may see and feed it, and its owner may also set it up. While it watches no running game it is free, and a device
+    that owns a running game may use it as its owner (it could take it by watching that game anyway); a device that
+    joined nothing gets nothing, not even which game is watched.
+    """
+    if access.is_local():
+        return "owner"
+    store = store_of()
+    device = access.current_device()
+    row = watched_row()
+    if row is None:
+        if store.owns_running_game(device):
+            return "owner"
+        raise access.Denied("The table camera is not in use; start a game on this device to use it, or ask the host.")
+    role = store.role(row.id, device)
+    if role in access.WRITE_ROLES:
+        return role
+    raise access.Denied("The table camera watches another game; only the devices joined to that game may use it.")
+
+
+def watched_row() -> Any:
+    """The running game the camera watches, or None (none, deleted or finished)."""
+    game_id = camera_of().game_id
+    if game_id is None:
+        return None
+    try:
+        row = store_of().row(game_id)
+    except NotFound:
+        return None
+    return row if row.finished is None else None
+
+
+@bp.before_request
+def _guard() -> None:
+    """Bodies up to the frame limit (a chunked one too: 413 beyond), and the camera's access rule on every route."""
+    request.max_content_length = (
+        FRAME_LIMIT if request.endpoint in ("camera.push_frame", "camera.check") else BODY_LIMIT
+    )
+    if request.endpoint in OPEN or request.endpoint is None:
+        return
+    role = camera_role()
+    if request.endpoint in OWNER_ONLY and role != "owner":
+        raise access.Denied("Only the owner of the game the camera watches may set up the camera; ask at the table.")
+
+
+# ---------------------------------------------------------------------------------------------- routes
+
+
 @bp.get("")
 def status() -> Response:
     return ok(camera=camera_of().status())
@@ -165,7 +223,7 @@ def push_frame() -> Response:
     """
     if request.content_length is not None and request.content_length > FRAME_LIMIT:
         fail(413, "too_large", "A camera frame must be under 8 MB; send a smaller picture.")
-    data = request.get_data(cache=False)
+    data = frame_body()
     if not data:
         fail(400, "malformed", "Send the frame as the request body (image/jpeg).")
     hub = camera_of()
@@ -207,12 +265,18 @@ def watch() -> Response:
     hub = camera_of()
     auto = flag(data, "auto_confirm", hub.session.config.auto_confirm)
     kind = "auto"
+    store = store_of()
+    current = watched_row()
+    device = access.current_device()
+    if current is not None and current.id != game_id and access.role_in(store, current, device) != "owner":
+        raise access.Denied(
+            "The table camera watches another game; only that game's owner may stop it or point it elsewhere."
+        )
     if game_id is not None:
         if not isinstance(game_id, str):
             fail(400, "malformed", "The field 'game' must be a game id or null.")
-        store = store_of()
         row = store.row(game_id)
-        access.require_write(store, row)
+        access.require_owner(store, row)
         kind = str(row.setup.get("settings", {}).get("dice", "auto"))
     hub.kind = kind if kind in ("pip", "poker") else "auto"
     hub.session.set_auto_confirm(auto)
@@ -249,8 +313,17 @@ def check() -> Response:
     )
 
 
+def frame_body() -> bytes:
+    """The body, 413 beyond FRAME_LIMIT whether it came with a length (refused before reading) or chunked (which
+    Werkzeug cuts at the limit without a word)."""
+    data = request.get_data(cache=True)
+    if request.content_length is None and len(data) >= FRAME_LIMIT:
+        fail(413, "too_large", "A camera frame must be under 8 MB; send a smaller picture.")
+    return data
+
+
 def _latest_or_body() -> Any:
-    data = request.get_data(cache=False) if request.mimetype.startswith("image/") else b""
+    data = frame_body() if request.mimetype.startswith("image/") else b""
     if data:
         try:
             return decode_frame(data)

@@ -47,8 +47,10 @@ def _game_dice(rules: Any, tokens: Sequence[str], sets: Sequence[str] | None) ->
             f"These dice mix pip faces ({pip_faces[0]}) and poker faces ({poker_faces[0]}); give one kind."
         )
     settings: dict[str, object] = dict(_parse_setting(s) for s in sets or [])
-    if "dice" in {s.name for s in rules.settings} and "dice" not in settings:
-        settings["dice"] = DiceKind.POKER.value if poker_faces else DiceKind.PIP.value
+    if "dice" in {s.name for s in rules.settings} and "dice" not in settings and poker_faces:
+        # 9 10 J Q K A can only be poker dice: taken as such in a game played with pip dice by default. Pip faces in a
+        # poker dice game stay refused, as the API refuses them (`--set dice=pip` plays that game with pip dice).
+        settings["dice"] = DiceKind.POKER.value
     players = [f"P{i + 1}" for i in range(max(rules.min_players, 1))]
     setup = rules.make_setup(players, settings)
     # Re-parse with the game's dice kind so a poker face in a pip-only game is refused by name.
@@ -131,6 +133,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         log = GameLog.from_jsonl(text)
     except BecherError as exc:
         return _error(str(exc))
+    except RecursionError:
+        return _error(f"{args.file} holds JSON nested too deeply; give the .jsonl file Becher exported.")
     outcome = log.outcome()
     print(
         json.dumps(

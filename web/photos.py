@@ -8,10 +8,12 @@ accuracy); its boxes are then scaled to the stored, downscaled photo so a page c
 from __future__ import annotations
 
 import io
+import math
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -37,28 +39,83 @@ class TooManyPixels(ValueError):
     """An image so large it could be a decompression bomb (answered 413)."""
 
 
+# Photo formats of phones, cameras and screenshots that the dice reader opens too (vision/decode.py). Pillow opens
+# many more (EPS would run Ghostscript, PSD, ICO, GIF, TIFF with its dozen codecs...); none of them is a photo of
+# dice, and each extra decoder is more attack surface for any device on the network. Refused from the header.
+FORMATS = ("JPEG", "PNG", "WEBP", "BMP")  # JPEG includes MPO (multi-picture JPEG of phones)
+# Phones take 12-50 MP photos; decoding an image costs 3-4 bytes a pixel.
+MAX_PIXELS = 64_000_000
+# Images decoded at once, and their pixels: an 8000x8000 PNG takes 256 MB while it is decoded, so two of them
+# decode one after the other while several phone JPEGs (decoded reduced, a few MP each) go side by side.
+DECODE_SLOTS = 2
+DECODE_PIXELS = 72_000_000
+DECODE_WAIT_S = 15.0
+# Above this many pixels a photo that cannot be decoded reduced (PNG, WebP, BMP) is read by the dice reader from the
+# downscaled picture made here, instead of being decoded whole a second time by the reader.
+READ_WHOLE_PIXELS = 16_000_000
+
+
+class DecodeBusy(Exception):
+    """Photos are being decoded and this one waited DECODE_WAIT_S for its turn (answered 503 busy)."""
+
+
+class DecodeSlots:
+    """At most ``slots`` images decoded at once and at most ``pixels`` pixels among them (one image larger than
+    that decodes alone). A request waits its turn up to ``wait_s`` seconds, so memory stays bounded whatever
+    arrives at once: a queue, not a pile."""
+
+    def __init__(self, slots: int = DECODE_SLOTS, pixels: int = DECODE_PIXELS, wait_s: float = DECODE_WAIT_S) -> None:
+        self.slots = max(1, slots)
+        self.pixels = max(1, pixels)
+        self.wait_s = wait_s
+        self._cond = threading.Condition()
+        self._active = 0
+        self._used = 0
+        self.peak_active = 0  # for tests and benchmarks: the most decodes that ever ran at once
+
+    @contextmanager
+    def hold(self, pixels: int) -> Iterator[None]:
+        with self._cond:
+            fits = lambda: self._active == 0 or (  # noqa: E731
+                self._active < self.slots and self._used + pixels <= self.pixels
+            )
+            if not self._cond.wait_for(fits, timeout=self.wait_s):
+                raise DecodeBusy(f"{self._active} photos are being decoded")
+            self._active += 1
+            self._used += pixels
+            self.peak_active = max(self.peak_active, self._active)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._used -= pixels
+                self._cond.notify_all()
+
+
+SLOTS = DecodeSlots()
+
+
 @dataclass(frozen=True)
 class Prepared:
     jpeg: bytes
     width: int
     height: int
+    for_reader: Image.Image | None = None  # the downscaled picture, when the reader should read it (see above)
+    decoded: tuple[int, int] = (0, 0)  # the size actually decoded (smaller than the image's for JPEG)
 
 
-# Photo formats of phones, cameras and screenshots. Pillow opens many more (EPS would run Ghostscript, PSD, ICO...);
-# none of them is a photo of dice, and each extra decoder is more attack surface for any device on the network.
-FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF", "TIFF")  # JPEG includes MPO (multi-picture JPEG of phones)
-# Phones take 12-50 MP photos; decoding an image costs 3-4 bytes a pixel, on a request thread.
-MAX_PIXELS = 64_000_000
-
-
-def prepare(data: bytes, max_side: int) -> Prepared:
+def prepare(data: bytes, max_side: int, slots: DecodeSlots | None = None) -> Prepared:
     """Open, orient (EXIF), downscale and re-encode as JPEG; refuse what is not an image or too many pixels.
 
-    The size is checked before any pixel is decoded, so a file declaring a huge image costs nothing; JPEGs are
-    decoded at a reduced scale (draft) close to the stored size, which keeps large photos fast and small in memory.
+    The format and size are checked from the header before any pixel is decoded, so a file declaring a huge image
+    costs nothing; JPEGs are decoded at a reduced scale (draft) close to the stored size, which keeps large photos
+    fast and small in memory; and decoding waits for a slot (``DecodeSlots``), so many large photos at once are
+    decoded in turn instead of all together.
     """
     if not data:
         raise NotAnImage("The upload is empty; take a photo of the dice or choose an image file.")
+    slots = slots or SLOTS
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -73,10 +130,16 @@ def prepare(data: bytes, max_side: int) -> Prepared:
                             number2=MAX_PIXELS // 1_000_000,
                         )
                     )
-                img.draft(None, (max_side, max_side))
-                img.load()
-                oriented = ImageOps.exif_transpose(img)
-    except TooManyPixels:
+                fit = min(1.0, max_side / max(width, height, 1))  # the stored size; JPEG's draft keeps at least it
+                img.draft(None, (max(1, math.ceil(width * fit)), max(1, math.ceil(height * fit))))
+                decoded = img.size
+                with slots.hold(decoded[0] * decoded[1]):
+                    img.load()
+                    small = img if img.mode in ("RGB", "L") else img.convert("RGB")
+                    small.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)  # reduces first, then filters
+                    small.info = img.info
+                oriented = ImageOps.exif_transpose(small)
+    except (TooManyPixels, DecodeBusy):
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise TooManyPixels(
@@ -92,19 +155,26 @@ def prepare(data: bytes, max_side: int) -> Prepared:
         ) from None
     if oriented.mode not in ("RGB", "L"):
         oriented = oriented.convert("RGB")
-    oriented.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     oriented.save(out, "JPEG", quality=85, optimize=True)
-    return Prepared(out.getvalue(), oriented.width, oriented.height)
+    for_reader = oriented if decoded[0] * decoded[1] > READ_WHOLE_PIXELS else None
+    return Prepared(out.getvalue(), oriented.width, oriented.height, for_reader, decoded)
 
 
-def read_image(data: bytes, kind: str) -> JSON:
-    """Run the dice reader (imported here, on the worker, so the server starts without vision's models)."""
+def read_image(data: bytes | Image.Image, kind: str) -> JSON:
+    """Run the dice reader (imported here, on the worker, so the server starts without vision's models) on the
+    upload's bytes, or on a downscaled picture of a large image that the reader could only decode whole."""
     from vision.reader import get_reader
     from vision.reading import ImageError
 
     try:
-        reading = get_reader().read_bytes(data, kind)
+        if isinstance(data, Image.Image):
+            import numpy as np
+
+            bgr = np.ascontiguousarray(np.asarray(data.convert("RGB"))[:, :, ::-1])
+            reading = get_reader().read_array(bgr, kind)
+        else:
+            reading = get_reader().read_bytes(data, kind)
     except ImageError as exc:
         raise NotAnImage(str(exc)) from None
     result: JSON = reading.to_json()

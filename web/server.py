@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import segno
-from cheroot import errors, wsgi
+from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-from web import photos
+from web import gate, photos
 from web.app import create_app, data_dir
 from web.store import Unusable
 
@@ -81,7 +81,7 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
                 return cert_path, key_path
         except (ValueError, x509.ExtensionNotFound):
             pass
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Becher at the table")])
     alt: list[x509.GeneralName] = []
@@ -103,13 +103,69 @@ def ensure_certificate(folder: Path, hosts: list[str]) -> tuple[Path, Path]:
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    write_private(
+        key_path,
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
     )
-    if os.name != "nt":
-        key_path.chmod(0o600)
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return cert_path, key_path
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file that only its owner may read, from its first byte on (a chmod after writing leaves a moment in
+    which another user can open it), replacing any older one in one step."""
+    tmp = path.with_name(path.name + ".new")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, path)
+
+
+class DatabaseLock:
+    """One server per database: a second one's writes would never reach the first one's live streams.
+
+    The lock is the operating system's (flock, or a locked byte on Windows) on a file beside the database, so it is
+    released when the process ends in any way, kill -9 included; the file says which process holds it.
+    """
+
+    def __init__(self, database: str) -> None:
+        self.path = Path(database + ".lock")
+        self._file: Any = None
+
+    def acquire(self, url: str) -> str | None:
+        """Take the lock; None when taken, else who holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        handle = os.fdopen(fd, "r+b")
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = handle.read(200).decode("utf-8", "replace").strip()
+            handle.close()
+            return holder or "another process"
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}, {url}".encode())
+        handle.flush()
+        self._file = handle
+        return None
+
+    def release(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.seek(0)
+                self._file.truncate()
+            self._file.close()
+            self._file = None
 
 
 def listen_problem(host: str, port: int, exc: OSError) -> str:
@@ -168,34 +224,12 @@ HOST_HEADER = re.compile(r"^[A-Za-z0-9.\-\[\]:]{1,255}$")
 REQUEST_LINE = re.compile(r"^[A-Z]{3,7} (/[\x21-\x7e]*) HTTP/1\.[01]$")
 
 
-class RedirectingSSLAdapter(BuiltinSSLAdapter):
-    """TLS, except that a browser speaking plain HTTP to the port is sent to the https:// address it meant.
+def plain_reply(head: bytes) -> bytes:
+    """The answer to a plain HTTP request on the HTTPS port: a redirect to the same path over HTTPS.
 
     Someone types the address without "https://" and the browser tries http first: without this, the TLS handshake
     fails on the request's bytes and the browser shows a reset connection.
     """
-
-    def wrap(self, sock: socket.socket) -> Any:
-        try:
-            first = sock.recv(1, socket.MSG_PEEK)
-        except OSError as exc:
-            raise errors.FatalSSLAlert(*exc.args) from exc
-        if first and first != b"\x16":  # every TLS connection opens with a handshake record
-            redirect_to_https(sock)
-            raise errors.FatalSSLAlert("plain HTTP on the HTTPS port: sent to https://")
-        return super().wrap(sock)  # type: ignore[no-untyped-call]
-
-
-def redirect_to_https(sock: socket.socket, limit: int = 8192) -> None:
-    """Answer a plain HTTP request with a redirect to the same path over HTTPS, then close the connection."""
-    head = b""
-    with contextlib.suppress(OSError):
-        sock.settimeout(2.0)
-        while b"\r\n\r\n" not in head and len(head) < limit:
-            chunk = sock.recv(limit - len(head))
-            if not chunk:
-                break
-            head += chunk
     lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
     request = REQUEST_LINE.match(lines[0]) if lines else None
     host = next((v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:]) if k.strip().lower() == "host"), "")
@@ -215,10 +249,7 @@ def redirect_to_https(sock: socket.socket, limit: int = 8192) -> None:
             "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
         )
-    with contextlib.suppress(OSError):
-        sock.sendall(reply.encode("latin-1"))
-        sock.shutdown(socket.SHUT_WR)  # the reply is sent before the close, so the browser reads it, not a reset
-    sock.close()
+    return reply.encode("latin-1")
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -232,13 +263,51 @@ def serve(args: argparse.Namespace) -> int:
     database = str(Path(args.db).expanduser().resolve()) if args.db else str(folder / "becher.sqlite3")
     shown = public_host(host)
     url = url_for(shown, port, https)
-    config: dict[str, Any] = {
+    if not args.db:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name != "nt":  # Becher's own folder (games, certificate, camera profiles): its user's alone
+            with contextlib.suppress(OSError):
+                folder.chmod(0o700)
+    lock = DatabaseLock(database)
+    try:
+        holder = lock.acquire(url)
+    except OSError as exc:
+        print(f"becher: cannot use the database {database}: {exc}", file=sys.stderr)
+        return 1
+    if holder is not None:
+        print(
+            f"becher: another Becher server is using {database} already ({holder}); stop it first, or start this "
+            "one with another file with --db.",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        return _serve(args, app_config(database, url, args, https), host, port, shown, https, folder, database)
+    finally:
+        lock.release()
+
+
+def app_config(database: str, url: str, args: argparse.Namespace, https: bool) -> dict[str, Any]:
+    return {
         "DATABASE": database,
         "CAMERA": args.camera,
         "HTTPS": https,
         "LOCAL_IS_OWNER": True,
         "PUBLIC_URL": url.rstrip("/"),
     }
+
+
+def _serve(
+    args: argparse.Namespace,
+    config: dict[str, Any],
+    host: str,
+    port: int,
+    shown: str,
+    https: bool,
+    folder: Path,
+    database: str,
+) -> int:
+    url = config["PUBLIC_URL"] + "/"
     try:
         app = create_app(config)
     except Unusable as exc:
@@ -253,8 +322,9 @@ def serve(args: argparse.Namespace) -> int:
     try:
         if https:
             cert, key = ensure_certificate(folder / "tls", [shown])
-            server.ssl_adapter = RedirectingSSLAdapter(str(cert), str(key))
+            server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
         server.prepare()
+        gate.install(server, plain_reply)
     except OSError as exc:
         print(f"becher: {listen_problem(host, port, exc)}", file=sys.stderr)
         app.extensions["becher.shutdown"]()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import sqlite3
 import threading
@@ -35,6 +36,7 @@ CREATE TABLE IF NOT EXISTS games (
     owner TEXT NOT NULL,
     code TEXT NOT NULL,
     public INTEGER NOT NULL DEFAULT 0,
+    bound_seats INTEGER NOT NULL DEFAULT 0,
     revision INTEGER NOT NULL DEFAULT 0,
     action_count INTEGER NOT NULL DEFAULT 0,
     over INTEGER NOT NULL DEFAULT 0,
@@ -70,10 +72,18 @@ CREATE TABLE IF NOT EXISTS members (
     role TEXT NOT NULL,
     name TEXT NOT NULL DEFAULT '',
     joined REAL NOT NULL,
+    seat INTEGER,
     PRIMARY KEY (game_id, device)
 );
 CREATE INDEX IF NOT EXISTS members_device ON members(device);
 """
+
+# Columns added since the first release: an older Becher's database gets them when opened (the values older games
+# had in effect: every phone acts for every seat).
+ADDED_COLUMNS = {
+    "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0"},
+    "members": {"seat": "INTEGER"},
+}
 
 # Letters and digits that cannot be confused when read off a tablet across the table.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -117,6 +127,10 @@ class Malformed(StoreError):
     code = "malformed"
 
 
+class SeatTaken(StoreError):
+    code = "seat_taken"
+
+
 def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
@@ -148,6 +162,7 @@ class GameRow:
     owner: str
     code: str
     public: bool
+    bound_seats: bool
     revision: int
     action_count: int
     over: bool
@@ -170,6 +185,7 @@ class GameRow:
             owner=row["owner"],
             code=row["code"],
             public=bool(row["public"]),
+            bound_seats=bool(row["bound_seats"]),
             revision=row["revision"],
             action_count=row["action_count"],
             over=bool(row["over"]),
@@ -223,7 +239,10 @@ class Store:
         self.path = str(path)
         self.loose_photos = loose_photos
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not os.path.lexists(self.path):  # made readable by its owner only from the start (SQLite gives the
+                with contextlib.suppress(OSError):  # -wal and -shm files the database's own permissions)
+                    os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
@@ -239,6 +258,17 @@ class Store:
         except Unusable:
             self.close()
             raise
+        self._private()
+
+    def _private(self) -> None:
+        """Games, names and photos are the players' business: the database and its -wal and -shm files are the
+        owner's alone (an older Becher or a copied file may have left them readable by every user)."""
+        if self.path == ":memory:" or os.name == "nt":
+            return
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                if os.stat(self.path + suffix).st_mode & 0o077:
+                    os.chmod(self.path + suffix, 0o600)
 
     def _open(self) -> None:
         """Check the file is Becher's (or new), undamaged, then WAL mode and the tables."""
@@ -247,6 +277,11 @@ class Store:
         for table, columns in _expected_columns().items():
             if table in tables:
                 have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                added = ADDED_COLUMNS.get(table, {})
+                if columns - have and columns - have <= set(added):  # an older Becher's: add what it lacks
+                    for column in sorted(columns - have):
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {added[column]}")
+                    have = columns
                 missing = sorted(columns - have)
                 if missing:
                     raise Unusable(
@@ -312,13 +347,17 @@ class Store:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite rolls back by itself on some errors (a full disk among them)
+                    conn.execute("ROLLBACK")
                 raise
             try:
                 conn.execute("COMMIT")
             except BaseException:
                 self._logs.clear()
                 self._views.clear()
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
 
     @contextmanager
@@ -394,6 +433,7 @@ class Store:
             "finished": iso(row.finished),
             "revision": row.revision,
             "public": row.public,
+            "bound_seats": row.bound_seats,
             "photos": self._photo_map(conn, row.id),
             "state": log.summary(),
         }
@@ -488,6 +528,8 @@ class Store:
         owner: str,
         public: bool = False,
         members: Sequence[tuple[str, str, str]] = (),
+        bound_seats: bool = False,
+        seats: Mapping[str, int] | None = None,
     ) -> JSON:
         """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name)."""
         now = time.time()
@@ -498,7 +540,7 @@ class Store:
             count = len(log)
             conn.execute(
                 "INSERT INTO games (id, game, setup, owner, code, public, revision, action_count, over, created,"
-                " updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " updated, bound_seats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     game_id,
                     log.setup.game,
@@ -511,6 +553,7 @@ class Store:
                     int(log.outcome() is not None),
                     now,
                     now,
+                    int(bound_seats),
                 ),
             )
             conn.executemany(
@@ -530,6 +573,8 @@ class Store:
                         "INSERT OR IGNORE INTO members (game_id, device, role, name, joined) VALUES (?, ?, ?, ?, ?)",
                         (game_id, device, role, name, now),
                     )
+            for device, seat in (seats or {}).items():
+                conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
             self._remember(game_id, count, log)
         return self.game(game_id)
 
@@ -670,6 +715,15 @@ class Store:
                 return self._bump(conn, self._row(conn, game_id), log)
         return self.game(game_id)
 
+    def set_bound_seats(self, game_id: str, bound: bool) -> JSON:
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if row.bound_seats != bound:
+                log = self._load_log(conn, row)
+                conn.execute("UPDATE games SET bound_seats = ? WHERE id = ?", (int(bound), game_id))
+                return self._bump(conn, self._row(conn, game_id), log)
+        return self.game(game_id)
+
     def renew_code(self, game_id: str) -> str:
         with self._write() as conn:
             self._row(conn, game_id)
@@ -712,9 +766,59 @@ class Store:
 
     def members(self, game_id: str) -> list[JSON]:
         rows = self.conn().execute(
-            "SELECT device, role, name, joined FROM members WHERE game_id = ? ORDER BY joined, device", (game_id,)
+            "SELECT device, role, name, joined, seat FROM members WHERE game_id = ? ORDER BY joined, device",
+            (game_id,),
         )
-        return [{"device": r["device"], "role": r["role"], "name": r["name"], "joined": iso(r["joined"])} for r in rows]
+        return [
+            {"device": r["device"], "role": r["role"], "name": r["name"], "joined": iso(r["joined"]), "seat": r["seat"]}
+            for r in rows
+        ]
+
+    def seat(self, game_id: str, device: str) -> int | None:
+        row = (
+            self.conn()
+            .execute("SELECT seat FROM members WHERE game_id = ? AND device = ?", (game_id, device))
+            .fetchone()
+        )
+        return None if row is None or row["seat"] is None else int(row["seat"])
+
+    def set_seat(self, game_id: str, device: str, seat: int | None) -> None:
+        """Bind a member to a seat (None: to none). A seat is one device's: taken by another, it is refused."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if seat is not None:
+                players = row.setup["players"]
+                if not 0 <= seat < len(players):
+                    raise Malformed(
+                        Message("This game has seats 0 to {last}; choose one of them.", last=len(players) - 1)
+                    )
+                holder = conn.execute(
+                    "SELECT device FROM members WHERE game_id = ? AND seat = ? AND device != ?", (game_id, seat, device)
+                ).fetchone()
+                if holder is not None:
+                    raise SeatTaken(
+                        Message(
+                            "{name}'s seat is taken by another phone; choose your own, or ask the game's owner to "
+                            "free it.",
+                            name=players[seat],
+                        )
+                    )
+            cur = conn.execute(
+                "UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device)
+            )
+            if cur.rowcount == 0:
+                raise NotFound(Message("Device {device} has not joined this game.", device=shown(device)))
+
+    def last_players(self, game_id: str, count: int) -> list[int]:
+        """The seats that the game's last ``count`` actions were made for (what an undo would take back)."""
+        rows = self.conn().execute(
+            "SELECT action FROM actions WHERE game_id = ? ORDER BY n DESC LIMIT ?", (game_id, count)
+        )
+        out = []
+        for r in rows:
+            player = json.loads(r["action"]).get("player")
+            out.append(player if isinstance(player, int) else -1)
+        return out
 
     def remove_member(self, game_id: str, device: str) -> bool:
         with self._write() as conn:
@@ -730,6 +834,18 @@ class Store:
             .fetchone()
         )
         return int(row["n"])
+
+    def owns_running_game(self, device: str) -> bool:
+        row = (
+            self.conn()
+            .execute(
+                "SELECT 1 FROM members m JOIN games g ON g.id = m.game_id"
+                " WHERE m.device = ? AND m.role = 'owner' AND g.finished IS NULL LIMIT 1",
+                (device,),
+            )
+            .fetchone()
+        )
+        return row is not None
 
     def games_of(self, device: str) -> list[str]:
         return [r["game_id"] for r in self.conn().execute("SELECT game_id FROM members WHERE device = ?", (device,))]

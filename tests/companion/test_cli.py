@@ -77,3 +77,30 @@ def test_becher_replay_names_the_bad_line(capsys: pytest.CaptureFixture[str], tm
     assert code != 0 and "Line 2 of the log" in err
     code, _, err = run(capsys, "replay", str(tmp_path / "missing.jsonl"))
     assert code != 0 and "Cannot read" in err
+
+
+@pytest.mark.parametrize("where", ["header", "action"])
+def test_becher_replay_of_a_deeply_nested_line_is_the_usual_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, where: str
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    header = '{"becher": 1, "game": "bone", "players": ["A", "B"]}'
+    path = tmp_path / "deep.jsonl"
+    path.write_text(deep + "\n" if where == "header" else header + "\n" + deep + "\n")
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 2 and out == {}
+    error = json.loads(err)
+    assert error["ok"] is False and "nested too deeply" in error["error"]
+    assert ("Line 1" if where == "header" else "Line 2") in error["error"]
+
+
+def test_becher_hand_refuses_pip_faces_in_poker_dice_as_the_api_does(capsys: pytest.CaptureFixture[str]) -> None:
+    from web.app import create_app
+
+    code, _, err = run(capsys, "hand", "--game", "pokerdice", "1", "2", "3", "4", "5")
+    assert code == 2
+    api = create_app({"TESTING": True, "DATABASE": ":memory:"}).test_client()
+    refused = api.get("/api/rules/pokerdice/hand?dice=1,2,3,4,5").json
+    assert refused["status"] == 400 and json.loads(err)["error"] == refused["error"]
+    code, played, _ = run(capsys, "hand", "--game", "pokerdice", "--set", "dice=pip", "1", "2", "3", "4", "5")
+    assert code == 0 and played["category"] == "straight"  # pip dice, when the game is set to play with them

@@ -19,8 +19,15 @@ WRITE = {"X-Becher": "1"}
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Flask]:
+    # the host's own browser (loopback), which may use the camera without a game: its access rule is tested in
+    # tests/web/test_camera_access.py
     app = create_app(
-        {"TESTING": True, "DATABASE": str(tmp_path / "becher.sqlite3"), "CAMERA_PROFILES": str(tmp_path / "data")}
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "becher.sqlite3"),
+            "CAMERA_PROFILES": str(tmp_path / "data"),
+            "LOCAL_IS_OWNER": True,
+        }
     )
     yield app
     app.extensions["becher.shutdown"]()
@@ -160,6 +167,7 @@ def test_a_host_camera_source_runs_in_a_thread(tmp_path: Path) -> None:
         "DATABASE": str(tmp_path / "db.sqlite3"),
         "CAMERA": str(path),
         "CAMERA_PROFILES": str(tmp_path / "data"),
+        "LOCAL_IS_OWNER": True,
     }
     app = create_app(config)
     hub = app.extensions["becher.camera"]

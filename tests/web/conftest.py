@@ -41,8 +41,13 @@ class Device:
         return self.client.delete(url, headers={**WRITE, **(headers or {})}, **kw)
 
     # -- conveniences for games
-    def create(self, game: str = "bone", players: list[str] | None = None, **settings: Any) -> dict[str, Any]:
-        r = self.post("/api/games", json={"game": game, "players": players or ["Anna", "Ben"], "settings": settings})
+    def create(
+        self, game: str = "bone", players: list[str] | None = None, bound_seats: bool = False, **settings: Any
+    ) -> dict[str, Any]:
+        """A new game; its phones share every seat unless ``bound_seats`` (the API's default for new games is bound:
+        the tests of seats say so, the others play every seat from any joined phone, as "shared by all")."""
+        body = {"game": game, "players": players or ["Anna", "Ben"], "settings": settings, "bound_seats": bound_seats}
+        r = self.post("/api/games", json=body)
         assert r.status_code == 201, r.json
         game_json: dict[str, Any] = r.json["game"]
         return game_json

@@ -47,7 +47,13 @@ def test_join_with_the_code_lets_a_phone_write(client: Device, new_device: Calla
     phone = new_device()
     r = phone.post("/api/join", json={"code": f" {code[:3].lower()}-{code[3:]} ", "name": "Ben's phone"})
     assert r.status_code == 200
-    assert r.json["you"] == {"device": phone.id, "role": "player", "can_write": True}
+    assert r.json["you"] == {
+        "device": phone.id,
+        "role": "player",
+        "can_write": True,
+        "seat": None,
+        "all_seats": True,
+    }
     assert phone.play(game["id"], BONE_ROUND[0], seen=0).status_code == 201
     members = client.get(f"/api/games/{game['id']}/access").json["members"]
     assert [(m["role"], m["name"]) for m in members] == [("owner", ""), ("player", "Ben's phone")]
@@ -103,7 +109,14 @@ def test_public_view_is_read_only_and_only_the_owner_switches_it(
     r = client.post(f"/api/games/{game['id']}/access", json={"public": True})
     assert r.status_code == 200 and r.json["public"] is True
     seen = viewer.get(f"/api/games/{game['id']}")
-    assert seen.status_code == 200 and seen.json["you"] == {"device": viewer.id, "role": "viewer", "can_write": False}
+    assert seen.status_code == 200
+    assert seen.json["you"] == {
+        "device": viewer.id,
+        "role": "viewer",
+        "can_write": False,
+        "seat": None,
+        "all_seats": True,
+    }
     assert viewer.get(f"/api/games/{game['id']}/export").status_code == 200
     assert viewer.get("/api/games").json["games"][0]["role"] == "viewer"
     refused = viewer.play(game["id"], BONE_ROUND[0], seen=0)
@@ -211,12 +224,52 @@ def test_host_browser_is_owner_of_every_game_only_when_configured(app: Flask, cl
 
 
 def test_fresh_cookies_do_not_escape_the_throttle(client: Device, new_device: Callable[[], Device]) -> None:
-    from web.access import JOIN_ATTEMPTS_ADDR
+    """Requests without a cookie (each gets a new one) share one device's quota on their address."""
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    wrong = "222222" if code != "222222" else "333333"
+    for _ in range(JOIN_ATTEMPTS):
+        assert new_device().post("/api/join", json={"code": wrong}).status_code == 403
+    r = new_device().post("/api/join", json={"code": code})
+    assert r.status_code == 429
+
+
+def test_thirty_wrong_codes_from_one_device_do_not_lock_out_the_right_code_from_another(
+    app: Flask, client: Device, new_device: Callable[[], Device]
+) -> None:
+    """Same network address (a shared Wi-Fi behind one router, or the host): a guesser keeping its cookie, and one
+    sending no cookie at all (a new one each time), lock out only themselves."""
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    wrong = "222222" if code != "222222" else "333333"
+    keeping = new_device()
+    keeping.get("/")  # a page first, as a phone opens Becher: it has its cookie from then on
+    cookieless = Device(app.test_client(use_cookies=False))
+    for guesser in (keeping, cookieless):
+        answers = [guesser.post("/api/join", json={"code": wrong}).status_code for _ in range(30)]
+        assert answers == [403] * JOIN_ATTEMPTS + [429] * (30 - JOIN_ATTEMPTS)
+        assert guesser.post("/api/join", json={"code": code}).status_code == 429
+    phone = new_device()
+    phone.get("/")
+    assert phone.post("/api/join", json={"code": code}).status_code == 200
+
+
+def test_a_script_with_a_fresh_cookie_per_try_is_stopped_at_the_address_limit(
+    app: Flask, client: Device
+) -> None:
+    import secrets
+
+    from web.access import COOKIE, JOIN_ATTEMPTS_ADDR
 
     game = client.create()
     code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
     wrong = "222222" if code != "222222" else "333333"
-    for _ in range(JOIN_ATTEMPTS_ADDR):
-        assert new_device().post("/api/join", json={"code": wrong}).status_code == 403
-    r = new_device().post("/api/join", json={"code": code})
-    assert r.status_code == 429
+    answers = []
+    for _ in range(JOIN_ATTEMPTS_ADDR + 5):
+        script = app.test_client()
+        script.set_cookie(COOKIE, secrets.token_urlsafe(32))
+        answers.append(Device(script).post("/api/join", json={"code": wrong}).status_code)
+    assert answers == [403] * JOIN_ATTEMPTS_ADDR + [429] * 5
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "192.168.1.40"  # another address is not affected
+    assert Device(other).post("/api/join", json={"code": code}).status_code == 200

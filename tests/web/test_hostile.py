@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from PIL import Image
+from PIL import Image, ImageFile
 
 from tests.web.conftest import BONE_ROUND, WRITE, Device
 from tests.web.test_live import Stream
@@ -582,3 +582,66 @@ def test_a_device_starting_games_by_the_dozen_is_stopped_and_nothing_is_stored(
     with store._write() as conn:
         conn.execute("UPDATE games SET created = created - 3601")
     assert client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}).status_code == 201
+
+
+@pytest.mark.parametrize("fmt", ["GIF", "TIFF"])
+def test_gif_and_tiff_are_refused_from_the_header_as_docs_api_says(
+    client: Device, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader opens neither, so they are refused before anything is decoded or stored."""
+    out = io.BytesIO()
+    Image.new("RGB", (32, 32), (200, 30, 30)).save(out, fmt)
+    decoded: list[bool] = []
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: decoded.append(True))
+    game = client.create()
+    r = client.post(f"/api/games/{game['id']}/photos", data={"photo": (io.BytesIO(out.getvalue()), f"x.{fmt}")})
+    assert r.status_code == 415 and r.json["code"] == "not_image"
+    assert decoded == []
+    doc = " ".join(Path("docs/api.md").read_text(encoding="utf-8").split())
+    assert "Only JPEG, PNG, WebP and BMP are opened" in doc and "GIF, TIFF and other formats are refused" in doc
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Anna\u202eneB", "A\u200bnna", "\u2066Ben\u2069", "\ufeffCem", "Do\u200dra", "Ed\u200c", "\u061cFay", "Gus\u2060"],
+)
+def test_names_with_bidi_overrides_or_zero_width_characters_are_refused(
+    client: Device, new_device: Callable[[], Device], name: str
+) -> None:
+    r = client.post("/api/games", json={"game": "bone", "players": ["Cem", name]})
+    assert r.status_code == 400 and "invisible" in r.json["error"]
+    game = client.create()
+    code = client.get(f"/api/games/{game['id']}/access").json["join"]["code"]
+    phone = new_device()
+    r = phone.post("/api/join", json={"code": code, "name": name})
+    assert r.status_code == 400 and "invisible" in r.json["error"]
+    assert [m["name"] for m in client.get(f"/api/games/{game['id']}/access").json["members"]] == [""]
+
+
+def test_joiners_that_emoji_and_persian_names_need_are_kept(client: Device) -> None:
+    names = ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "مهدی\u200cزاده"]
+    assert client.create(players=names)["state"]["players"] == names
+
+
+def test_a_full_disk_is_507_with_a_message_that_says_so_and_saves_nothing_half(app: Flask, client: Device) -> None:
+    """SQLite's "database or disk is full", provoked by a page limit on the request thread's connection."""
+    game = client.create()
+    store = app.extensions["becher.store"]
+    conn = store.conn()  # the test client runs requests on this thread, so on this connection
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    try:
+        created = [client.post("/api/games", json={**GAME, "players": [f"P{i}", "Q" * 40]}) for i in range(30)]
+        played = client.play(game["id"], BONE_ROUND[0], seen=0)
+        full = [r for r in [*created, played] if r.status_code != 201]
+        assert full, "the page limit never filled the database"
+        for r in full:
+            assert r.status_code == 507 and r.json["code"] == "disk_full" and "disk is full" in r.json["error"]
+            assert "report" not in r.json["error"]
+        saved = len([r for r in created if r.status_code == 201])
+        assert len(client.get("/api/games").json["games"]) == 1 + saved
+        actions = client.get(f"/api/games/{game['id']}").json["game"]["state"]["actions"]
+        assert actions == (1 if played.status_code == 201 else 0)
+    finally:
+        conn.execute("PRAGMA max_page_count = 1073741823")
+    assert client.post("/api/games", json=GAME).status_code == 201

@@ -144,3 +144,78 @@ def test_stream_skips_game_events_not_newer_than_what_it_sent() -> None:
     hub.close()
     assert list(body) == []
     assert hub.watchers() == 0
+
+
+# ---------------------------------------------------------------------------------------------- stream slots
+
+
+def test_one_device_watching_its_own_twelve_games_leaves_slots_for_another_table(
+    app: Flask, client: Device, new_device: Callable[[], Device]
+) -> None:
+    hub = app.extensions["becher.hub"]
+    per_device_all = app.config["LIVE_PER_DEVICE_ALL"]
+    app.config["LIVE_MAX_STREAMS"] = per_device_all + 1
+    streams = []
+    for _ in range(12):
+        url = f"/api/games/{client.create()['id']}/events"
+        for _ in range(4):
+            streams.append(Stream(client, url))
+            streams[-1].next()
+    assert hub.watchers() == per_device_all  # each new one closed this device's oldest
+    other = new_device()
+    other_game = other.create()
+    tablet = Stream(other, f"/api/games/{other_game['id']}/events")  # another game's tablet still gets its stream
+    assert tablet.next()["event"] == "game"
+    for s in [*streams, tablet]:
+        s.close()
+    assert hub.watchers() == 0
+
+
+def test_one_address_with_a_cookie_per_stream_holds_only_its_share(
+    app: Flask, client: Device, join: Callable[[str], Device], new_device: Callable[[], Device]
+) -> None:
+    hub = app.extensions["becher.hub"]
+    per_address = app.config["LIVE_PER_ADDRESS"]
+    game = client.create()
+    url = f"/api/games/{game['id']}/events"
+    streams = []
+    for _ in range(48):
+        streams.append(Stream(join(game["id"]), url))
+        streams[-1].next()
+    assert hub.watchers() == per_address
+    other = new_device()
+    other.client.environ_base["REMOTE_ADDR"] = "192.168.1.23"
+    theirs = other.create()
+    mine = Stream(other, f"/api/games/{theirs['id']}/events")
+    assert mine.next()["event"] == "game" and hub.watchers(theirs["id"]) == 1
+    for s in [*streams, mine]:
+        s.close()
+
+
+def test_a_closed_connection_frees_its_slot_within_a_second_not_at_the_next_keep_alive() -> None:
+    import socket
+    import time
+
+    from web import live
+
+    hub = live.Hub()
+    server_side, client_side = socket.socketpair()
+    body = live.stream(
+        hub, "g1", None, lambda: (0, {}), 60.0, "dev", address="10.0.0.2", gone=lambda: live.client_gone(server_side)
+    )
+    assert next(body).startswith("retry") and next(body).startswith("id: 0")
+    assert hub.watchers("g1") == 1 and not live.client_gone(server_side)
+    done = threading.Event()
+
+    def drain() -> None:
+        for _ in body:
+            pass
+        done.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    started = time.monotonic()
+    client_side.close()
+    assert done.wait(5) and time.monotonic() - started < 2.0
+    assert hub.watchers() == 0
+    server_side.close()
+    assert live.client_gone(server_side)

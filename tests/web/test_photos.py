@@ -311,3 +311,79 @@ def test_a_camera_frame_recorded_on_the_host_reaches_watchers_like_an_upload(app
     pid = payload["photo"]["id"]
     assert client.play(game["id"], BONE_ROUND[0], seen=0, photo=pid).json["game"]["photos"] == {"1": pid}
     watcher.close()
+
+
+# ---------------------------------------------------------------------------------------------- big photos
+
+
+def flat_png(width: int, height: int) -> bytes:
+    """A large image that compresses to little (the 186 KB 8000x8000 PNG of the issue is one)."""
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 70, 40)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_large_photos_are_decoded_one_after_the_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four large PNGs at once: the pixel budget lets one decode at a time; small ones go two at a time."""
+    slots = photos.DecodeSlots(slots=2, pixels=12_000_000, wait_s=60)
+    big, small = flat_png(3000, 3000), flat_png(1200, 900)
+    results: list[photos.Prepared] = []
+
+    def run(data: bytes) -> None:
+        results.append(photos.prepare(data, 800, slots))
+
+    for data, most in ((big, 1), (small, 2)):
+        slots.peak_active = 0
+        threads = [threading.Thread(target=run, args=(data,)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert slots.peak_active == most
+    assert len(results) == 8 and all(r.width == 800 for r in results)
+
+
+def test_a_photo_that_waits_too_long_for_its_turn_is_503_busy_and_stores_nothing(app: Flask, client: Device) -> None:
+    slots = photos.DecodeSlots(slots=1, wait_s=0.2)
+    app.extensions["becher.decode"] = slots
+    game = client.create()
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with slots.hold(1):
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert holding.wait(5)
+        r = upload(client, game["id"], dice_photo(400, 300))
+        assert r.status_code == 503 and r.json["code"] == "busy"
+    finally:
+        release.set()
+        thread.join(5)
+    assert app.extensions["becher.store"].conn().execute("SELECT COUNT(*) FROM photos").fetchone()[0] == 0
+    assert upload(client, game["id"], dice_photo(400, 300)).status_code == 201
+
+
+def test_a_huge_jpeg_is_decoded_reduced_and_a_huge_png_is_read_from_its_downscaled_picture(
+    client: Device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = io.BytesIO()
+    Image.new("RGB", (8000, 6000), (30, 70, 40)).save(out, "JPEG", quality=70)
+    assert photos.prepare(out.getvalue(), 1600).decoded == (2000, 1500)  # libjpeg's 1/4 scale, never 48 MP
+    seen: list[Any] = []
+
+    def spy(data: Any, kind: str) -> dict[str, object]:
+        seen.append(data)
+        size = data.size if isinstance(data, Image.Image) else Image.open(io.BytesIO(data)).size
+        return {"kind": "pip", "dice": [], "width": size[0], "height": size[1], "ms": 1.0, "warnings": []}
+
+    monkeypatch.setattr(photos, "read_image", spy)
+    game = client.create()
+    r = upload(client, game["id"], flat_png(8000, 8000))
+    assert r.status_code == 201 and r.json["photo"]["width"] == 1600
+    assert isinstance(seen[0], Image.Image) and seen[0].size == (1600, 1600)  # no second 64 MP decode
+    assert upload(client, game["id"], dice_photo(1200, 900)).status_code == 201
+    assert isinstance(seen[1], bytes)  # an ordinary photo: the reader decodes the original, as it was measured

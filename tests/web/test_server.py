@@ -236,7 +236,8 @@ def test_sigkill_during_writes_to_several_games_loses_no_acknowledged_change(tmp
     half-done is, the database passes SQLite's integrity check, and every game plays on."""
     owner, phone = Session(), Session()
     srv = Server(tmp_path).start()
-    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}}
+    # the phone plays every seat ("shared by all"), racing the owner
+    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}, "bound_seats": False}
     games = [owner.post(srv.base + "/api/games", json=body).json() for _ in range(3)]
     assert phone.post(srv.base + "/api/join", json={"code": games[2]["join"]["code"]}).status_code == 200
     try:
@@ -274,7 +275,7 @@ def test_sigkill_during_writes_to_several_games_loses_no_acknowledged_change(tmp
 def test_two_writers_at_once_exactly_one_wins(server: Server) -> None:
     """Two devices send a throw for the same state at the same moment, 25 times: one 201, one 409, nothing doubled."""
     owner = Session()
-    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}}
+    body = {"game": "bone", "players": ["A", "B"], "settings": {"rounds": 30}, "bound_seats": False}
     created = owner.post(server.base + "/api/games", json=body, timeout=10).json()
     game_id = created["game"]["id"]
     phone = Session()
@@ -558,3 +559,80 @@ def test_the_printed_qr_code_reads_as_the_address_on_dark_and_light_terminals() 
     image = cv2.resize(np.array(rows, np.uint8), None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
     assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
     assert image[:8, :].min() == 255  # the quiet zone is light
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start(server: Server, tmp_path: Path) -> None:
+    """Its writes would never reach the first server's live streams: one clear line, exit 1, the first unharmed."""
+    done = serve_once(tmp_path, "--port", str(free_port()), "--db", str(tmp_path / "games.sqlite3"))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "another Becher server" in done.stderr and str(server.proc.pid if server.proc else "") in done.stderr
+    assert Session().get(server.base + "/api/rules").status_code == 200
+    other = serve_once(tmp_path, "--port", "70000", "--db", str(tmp_path / "other.sqlite3"))
+    assert "another Becher server" not in other.stderr  # another database in the same folder is no conflict
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL exists only on POSIX")
+def test_the_database_lock_goes_with_a_killed_server(tmp_path: Path) -> None:
+    first = Server(tmp_path).start()
+    first.kill()
+    second = Server(tmp_path)
+    second.port = free_port()
+    second.base = f"http://127.0.0.1:{second.port}"
+    second.start()
+    second.stop()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_the_database_its_wal_and_the_data_folder_are_the_owners_alone(server: Server, tmp_path: Path) -> None:
+    owner = Session()
+    assert owner.post(server.base + "/api/games", json={"game": "bone", "players": ["A", "B"]}).status_code == 201
+    for name in ("games.sqlite3", "games.sqlite3-wal", "games.sqlite3-shm"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o600, name
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_an_existing_database_readable_by_all_is_made_private(tmp_path: Path) -> None:
+    from web.store import Store
+
+    path = tmp_path / "old.sqlite3"
+    Store(path).close()
+    path.chmod(0o644)
+    Store(path).close()
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_the_data_folder_and_tls_key_are_private_from_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key file is created 0600 (never written first and chmod-ed after), even where the umask is open."""
+    import web.server as srv
+
+    created: list[int] = []
+    real_open = os.open
+
+    def spy(path: Any, flags: int, mode: int = 0o777, *a: Any, **kw: Any) -> int:
+        if str(path).endswith((srv.KEY_NAME, srv.KEY_NAME + ".new")):
+            created.append(mode)
+        return real_open(path, flags, mode, *a, **kw)
+
+    monkeypatch.setattr(os, "open", spy)
+    old = os.umask(0)
+    try:
+        _, key = srv.ensure_certificate(tmp_path / "tls", ["192.168.1.20"])
+    finally:
+        os.umask(old)
+    assert created == [0o600]
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "tls").stat().st_mode & 0o777 == 0o700
+    data = tmp_path / "data"  # the folder serve_once's BECHER_DATA names, left open by an older version
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+    with socket.socket() as busy:  # the server gets as far as opening the database, then finds its port taken
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = serve_once(tmp_path, "--port", str(busy.getsockname()[1]))
+    assert done.returncode == 1 and "--port" in done.stderr
+    assert data.stat().st_mode & 0o777 == 0o700
+    assert (data / "becher.sqlite3").stat().st_mode & 0o777 == 0o600

@@ -29,9 +29,10 @@ def _me_pairs() -> list[tuple[str, int]]:
     return out
 
 
-def me_in(game_id: str, players: int) -> int | None:
-    """The seat this device said it is in this game, if it still names a seat."""
-    seat = dict(_me_pairs()).get(game_id)
+def me_in(game_id: str, players: int, bound: bool = False) -> int | None:
+    """The seat this device said it is in this game, if it still names a seat. Where the game binds phones to seats
+    the server's binding is the truth (the cookie may be another browser's memory of it)."""
+    seat = data.store().seat(game_id, data.device()) if bound else dict(_me_pairs()).get(game_id)
     return seat if seat is not None and 0 <= seat < players else None
 
 
@@ -50,6 +51,7 @@ class PhonePage:
     table_dice: tuple[int, ...]
     last: HistoryLine | None
     me: int | None = None
+    own_seat_only: bool = False  # the game binds this phone to its seat: it gets no controls for other seats
 
     @property
     def waiting(self) -> bool:
@@ -61,6 +63,7 @@ class PhonePage:
 
 def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
+    bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
     lines = history_lines(data.history(game_id), page)
     return PhonePage(
@@ -70,7 +73,8 @@ def phone_context(game_id: str) -> PhonePage:
         join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
         table_dice=turn_dice(page),
         last=lines[-1] if lines else None,
-        me=me_in(game_id, len(page.players)),
+        me=me_in(game_id, len(page.players), bound),
+        own_seat_only=bound,
     )
 
 
@@ -140,14 +144,24 @@ def part(game_id: str) -> Any:
 def set_me(game_id: str) -> Response:
     """Remember which seat this phone is in this game (``seat`` empty: a shared phone), then back to the phone.
 
-    Only the device's own view changes: who may write is decided by joining, never by this choice."""
+    Where the game binds phones to seats this choice is also the server's binding of this phone (a seat another
+    phone holds is refused, and the page says so); elsewhere only the device's own view changes."""
     loaded = data.load(game_id)
     players = len(loaded.game["state"].get("players") or [])
     pairs = [(g, s) for g, s in _me_pairs() if g != game_id]
     seat = request.form.get("seat", "")
-    if seat.isdigit() and 0 <= int(seat) < players and game_id.isalnum():
-        pairs.append((game_id, int(seat)))
-    response = redirect(url_for("phone.show", game_id=game_id), code=303)
+    chosen = int(seat) if seat.isdigit() and 0 <= int(seat) < players and game_id.isalnum() else None
+    target = url_for("phone.show", game_id=game_id)
+    if loaded.game.get("bound_seats") and loaded.role in data.WRITE_ROLES:
+        from web.store import SeatTaken
+
+        try:
+            data.store().set_seat(game_id, data.device(), chosen)
+        except SeatTaken:
+            return redirect(url_for("phone.show", game_id=game_id, seat_taken=1), code=303)
+    if chosen is not None:
+        pairs.append((game_id, chosen))
+    response = redirect(target, code=303)
     value = ".".join(f"{g}-{s}" for g, s in pairs[-ME_GAMES:])
     response.set_cookie(ME_COOKIE, value, max_age=365 * 24 * 3600, samesite="Lax")
     return response

@@ -9,8 +9,18 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 
-def new_game(tablet: Page, base: str, game: str, players: Sequence[str], settings: Mapping[str, Any] = ()) -> str:
-    """Fill the start page (game, names, settings) and start; returns the game id from the table's address."""
+def new_game(
+    tablet: Page,
+    base: str,
+    game: str,
+    players: Sequence[str],
+    settings: Mapping[str, Any] = (),
+    bound_seats: bool = False,
+) -> str:
+    """Fill the start page (game, names, settings) and start; returns the game id from the table's address.
+
+    The phones of these flows play every seat (the start page's "each phone plays only for its player" unticked)
+    unless ``bound_seats``."""
     tablet.goto(f"{base}/")
     tablet.check(f'input[name="game"][value="{game}"]')
     visible = tablet.locator(".player-line:not([hidden])").count()
@@ -30,6 +40,7 @@ def new_game(tablet: Page, base: str, game: str, players: Sequence[str], setting
             field.fill(str(value))
         else:
             field.select_option(str(value))
+    tablet.locator("#bound-seats").set_checked(bound_seats)
     tablet.click('#new-game button[type="submit"]')
     tablet.wait_for_url(re.compile(r".*/table/\w+$"))
     return tablet.url.rsplit("/", 1)[1]

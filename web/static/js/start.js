@@ -65,7 +65,10 @@
       });
     }
     try {
-      const res = await Becher.api("POST", "/api/games", { game, players, settings });
+      const bound = document.getElementById("bound-seats");
+      const res = await Becher.api("POST", "/api/games", {
+        game, players, settings, bound_seats: bound ? bound.checked : true,
+      });
       window.location.href = `/table/${res.game.id}`;
     } catch (e) {
       err.textContent = Becher.describeError(e);

@@ -1,0 +1,275 @@
+"""The server under a hostile or careless network: slow clients and big photos, against `becher serve` on loopback.
+
+Slow clients: opens --slow sockets that send a request a header line at a time (one line a second, as slowloris
+does), then times --probes normal requests while they stay open; the same with slow bodies and with stalled TLS
+handshakes on an --https server.
+
+Big photos: uploads --photos large images at once (an 8000x8000 PNG of a few hundred KB, then an 8000x8000 JPEG)
+and prints when each was answered, with what, and the server's peak memory (resident set, sampled every 20 ms from
+/proc; Linux only) above what it held before.
+
+    python benchmarks/hostile.py [--slow 200] [--probes 20] [--photos 4]
+
+Aim (issue 35): normal requests well under a second with 200 slow sockets open; four concurrent 8000x8000 uploads
+answered within a minute with the server under 1.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import io
+import json
+import os
+import socket
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """`becher serve` in a temporary data folder on a free loopback port."""
+
+    def __init__(self, tmp: str, https: bool = False) -> None:
+        self.port = free_port()
+        self.https = https
+        env = {**os.environ, "BECHER_DATA": tmp, "PYTHONUNBUFFERED": "1"}
+        cmd = [sys.executable, "-m", "web.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        cmd += ["--db", str(Path(tmp) / f"bench-{self.port}.sqlite3")] + (["--https"] if https else [])
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, _ = self.get("/api/rules")
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit("the server did not start")
+            time.sleep(0.2)
+
+    def connection(self, timeout: float = 60) -> http.client.HTTPConnection:
+        if self.https:
+            ctx = ssl._create_unverified_context()
+            return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=ctx)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        conn = self.connection(10)
+        try:
+            conn.request("GET", path)
+            r = conn.getresponse()
+            return r.status, r.read()
+        finally:
+            conn.close()
+
+    def rss_mb(self) -> float:
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def probe_times(server: Served, probes: int, tick: Any) -> list[float]:
+    times = []
+    for _ in range(probes):
+        tick()
+        started = time.perf_counter()
+        try:
+            status, _ = server.get("/api/rules")
+        except OSError:
+            status = 0
+        took = time.perf_counter() - started
+        times.append(took * 1000 if status == 200 else float("inf"))
+        time.sleep(1.0)
+    return times
+
+
+def slow_case(server: Served, label: str, count: int, first: bytes, line: bytes, probes: int) -> None:
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        if first:
+            sock.sendall(first)
+        socks.append(sock)
+
+    def tick() -> None:
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                if line:
+                    sock.sendall(line)
+
+    try:
+        times = probe_times(server, probes, tick)
+    finally:
+        for sock in socks:
+            sock.close()
+    failed = sum(1 for t in times if t == float("inf"))
+    ok = [t for t in times if t != float("inf")] or [float("nan")]
+    print(
+        f"{label:<44} {count} sockets: normal request ms median {statistics.median(ok):.1f}  "
+        f"p95 {pct(ok, 0.95):.1f}  max {max(ok):.1f}  (failed {failed} of {len(times)})"
+    )
+
+
+def big_png() -> bytes:
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (8000, 8000), (30, 70, 40))
+    draw = ImageDraw.Draw(img)
+    for i in range(12):
+        x = 400 + i * 600
+        draw.rounded_rectangle((x, 3600, x + 500, 4100), radius=60, fill=(240, 240, 235))
+    out = io.BytesIO()
+    img.save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def big_jpeg() -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.open(io.BytesIO(big_png())).save(out, "JPEG", quality=85)
+    return out.getvalue()
+
+
+def photo_case(server: Served, label: str, data: bytes, count: int) -> None:
+    conn = server.connection()
+    body = json.dumps({"game": "bone", "players": ["A", "B"]})
+    conn.request("POST", "/api/games", body=body, headers={"X-Becher": "1", "Content-Type": "application/json"})
+    game = json.loads(conn.getresponse().read())["game"]["id"]
+    conn.close()
+    from PIL import Image
+
+    small = io.BytesIO()
+    Image.new("RGB", (640, 480), (30, 70, 40)).save(small, "JPEG")
+    warm = server.connection(120)  # one small photo first, so the reader's models are loaded before measuring
+    warm.request(
+        "POST",
+        f"/api/games/{game}/photos",
+        body=small.getvalue(),
+        headers={"X-Becher": "1", "Content-Type": "image/jpeg"},
+    )
+    warm.getresponse().read()
+    warm.close()
+    time.sleep(1.0)
+    before = server.rss_mb()
+    peak = [before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], server.rss_mb())
+            time.sleep(0.02)
+
+    answers: list[tuple[float, int, str]] = []
+    started = time.perf_counter()
+
+    def send() -> None:
+        c = server.connection(120)
+        try:
+            c.request(
+                "POST", f"/api/games/{game}/photos", body=data, headers={"X-Becher": "1", "Content-Type": "image/png"}
+            )
+            r = c.getresponse()
+            answer = json.loads(r.read())
+            what = answer.get("code") or ("read" if answer.get("reading") else "stored, no reading")
+            answers.append((time.perf_counter() - started, r.status, what))
+        except OSError as exc:
+            answers.append((time.perf_counter() - started, 0, str(exc)))
+        finally:
+            c.close()
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    senders = [threading.Thread(target=send) for _ in range(count)]
+    for t in senders:
+        t.start()
+    for t in senders:
+        t.join(180)
+    done.set()
+    sampler.join(1)
+    answers.sort()
+    last = answers[-1][0] if answers else float("nan")
+    statuses = ", ".join(f"{s} {w} at {t:.1f} s" for t, s, w in answers)
+    print(f"{label:<44} {count} at once ({len(data) // 1024} KB each): last answer after {last:.1f} s")
+    print(f"{'':<44} answers: {statuses}")
+    print(f"{'':<44} server memory MB: before {before:.0f}  peak {peak[0]:.0f}  (+{peak[0] - before:.0f})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--slow", type=int, default=200, help="slow sockets at once")
+    parser.add_argument("--probes", type=int, default=10, help="normal requests timed per case, one a second")
+    parser.add_argument("--photos", type=int, default=4, help="large uploads at once")
+    parser.add_argument("--skip-photos", action="store_true")
+    parser.add_argument("--skip-slow", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Served(tmp)
+        try:
+            if not args.skip_slow:
+                slow_case(server, "no slow clients", 0, b"", b"", args.probes)
+                head = b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                slow_case(server, "slow headers (a line a second)", args.slow, head, b"X-Slow: 1\r\n", args.probes)
+                post = (
+                    b"POST /api/join HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Becher: 1\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+                )
+                slow_case(server, "slow bodies (a byte a second)", args.slow, post, b" ", args.probes)
+                slow_case(server, "connected, never sending", args.slow, b"", b"", args.probes)
+            if not args.skip_photos:
+                photo_case(server, "8000x8000 PNG uploads", big_png(), args.photos)
+                photo_case(server, "8000x8000 JPEG uploads", big_jpeg(), args.photos)
+        finally:
+            server.stop()
+        if not args.skip_slow:
+            tls = Served(tmp, https=True)
+            try:
+                slow_case(tls, "HTTPS: connected, no handshake", args.slow, b"", b"", args.probes)
+                slow_case(
+                    tls,
+                    "HTTPS: handshake started, then stalled",
+                    args.slow,
+                    b"\x16\x03\x01\x00\xff\x01",
+                    b"",
+                    args.probes,
+                )
+            finally:
+                tls.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
