@@ -62,6 +62,24 @@ class Die:
     def label(self) -> str:
         return face_label(self.face, self.printed)
 
+    @staticmethod
+    def from_json(data: dict[str, Any], kind: str) -> Die:
+        """A die as ``to_json`` wrote it (a reading stored or passed between processes); ValueError where it is not."""
+        try:
+            x0, y0, x1, y1 = (int(v) for v in data["box"])
+            return Die(
+                str(data["face"]),
+                int(data["value"]),
+                float(data["confidence"]),
+                (x0, y0, x1, y1),
+                bool(data.get("uncertain", False)),
+                kind,
+                data.get("printed"),
+                data.get("assumed"),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"Not a die: {data!r}.") from exc
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "face": self.face,
@@ -131,6 +149,29 @@ class Reading:
                 assumed=list(self.assumed),
             )
         return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Reading:
+        """A reading as ``to_json`` wrote it, with ``dropped`` where given; ValueError where it is not one."""
+        try:
+            kind = str(data["kind"])
+            dice = tuple(Die.from_json(d, kind) for d in data["dice"])
+            count = data.get("count")
+            return Reading(
+                kind,
+                dice,
+                int(data["width"]),
+                int(data["height"]),
+                float(data.get("ms", 0.0)),
+                tuple(str(w) for w in data.get("warnings", ())),
+                tuple(Die.from_json(d, kind) for d in data.get("dropped", ())),
+                None if count is None else int(count),
+                tuple(Die.from_json(d, kind) for d in data.get("extra", ())),
+                int(data.get("missing", 0)),
+                tuple(str(a) for a in data.get("assumed", ())),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"Not a reading: {exc}.") from exc
 
     @staticmethod
     def empty(kind: str, width: int, height: int, warnings: Sequence[str] = ()) -> Reading:

@@ -641,7 +641,7 @@ def upload_photo(game_id: str) -> Response:
         error: str | None = None
         try:
             source = data if prepared.for_reader is None else prepared.for_reader
-            read = photos.read_image(source, kind, count, on_table)
+            read = photos.propose(photos.read_image(source, kind), count, on_table)
             reading = photos.scale_reading(read, prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING
@@ -689,8 +689,13 @@ def photo_count(state: JSON) -> tuple[int | None, int | None]:
         if raw is None or raw == "":
             continue
         if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
-            message = "The parameter '{name}' must be a number of dice from 1 to {number}."
-            fail(400, "malformed", Message(message, name=name, number=MAX_COUNT))
+            fail(
+                400,
+                "malformed",
+                Message(
+                    "The parameter '{name}' must be a number of dice from 1 to {number}.", name=name, number=MAX_COUNT
+                ),
+            )
         asked[name] = int(raw)
     if "count" in asked:
         count = asked["count"]

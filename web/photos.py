@@ -196,14 +196,12 @@ def expected_count(state: JSON) -> tuple[int | None, int | None]:
     return (None, count) if rethrow else (count, None)
 
 
-def read_image(data: bytes | Image.Image, kind: str, count: int | None = None, on_table: int | None = None) -> JSON:
+def read_image(data: bytes | Image.Image, kind: str) -> JSON:
     """Run the dice reader (imported here, on the worker, so the server starts without vision's models) on the
     upload's bytes, or on a downscaled picture of a large image that the reader could only decode whole.
 
-    ``count``: the dice thrown, where the game knows it; the reading is then proposed with that many dice and says
-    what it assumed (vision/count.py); ``on_table``: all the dice in play, where kept dice may be in the photo too.
+    The reading comes with ``dropped``, the candidates the reader did not report, for ``propose``.
     """
-    from vision.count import fit_count
     from vision.reader import get_reader
     from vision.reading import ImageError
 
@@ -217,10 +215,22 @@ def read_image(data: bytes | Image.Image, kind: str, count: int | None = None, o
             reading = get_reader().read_bytes(data, kind)
     except ImageError as exc:
         raise NotAnImage(str(exc)) from None
-    if count is not None:
-        reading = fit_count(reading, count, on_table)
     result: JSON = reading.to_json()
+    result["dropped"] = [d.to_json() for d in reading.dropped]
     return result
+
+
+def propose(reading: JSON, count: int | None, on_table: int | None = None) -> JSON:
+    """The reading as the server proposes it for a throw of ``count`` dice (``on_table`` in play, where kept dice may
+    be in the photo too): that many dice where it can, saying what it assumed (vision/count.py). Without a count, the
+    reading as read. The dropped candidates are the reader's working, never stored."""
+    from vision.count import fit_count
+    from vision.reading import Reading
+
+    if count is None:
+        return {k: v for k, v in reading.items() if k != "dropped"}
+    fitted: JSON = fit_count(Reading.from_json(reading), count, on_table).to_json()
+    return fitted
 
 
 def warm_up() -> bool:

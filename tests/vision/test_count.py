@@ -126,3 +126,12 @@ def test_a_count_that_cannot_be_is_refused() -> None:
         fit_count(reading([]), -1)
     with pytest.raises(ValueError, match="count"):
         fit_count(reading([]), 5, whole=2)
+
+
+def test_a_fitted_reading_round_trips_through_json() -> None:
+    fitted = fit_count(reading(row([1, 2, 3, 4]), [die(400, 6, conf=0.3)]), 6)
+    js = fitted.to_json()
+    assert js["assumed"] == [ADDED, MISSING] and js["missing"] == 1
+    assert Reading.from_json(js).to_json() == js
+    with pytest.raises(ValueError, match="reading"):
+        Reading.from_json({"kind": "pip", "dice": []})

@@ -474,7 +474,8 @@ def test_a_photo_with_more_dice_than_the_throw_enters_the_surest(
     server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
     # Six dice read for a throw of five: a flagged one on the left (a key read as a 1) must not take a place that a
-    # sure die needs, whatever its place in the photo.
+    # sure die needs, whatever its place in the photo. The server leaves it out (it knows five dice were thrown) and
+    # says so; the page draws it dotted, in no place.
     def six(data: bytes, kind: str) -> dict[str, Any]:
         reading = fixed_reading(data, kind)
         for d in reading["dice"]:
@@ -490,12 +491,12 @@ def test_a_photo_with_more_dice_than_the_throw_enters_the_surest(
     photo.write_bytes(dice_photo())
     phone.set_input_files("#photo-input", str(photo))
     expect(phone.locator(".photo-wrap .dbox")).to_have_count(6)
-    status = "6 dice found; the 5 surest are entered. Tap a die to correct it."  # "1 uncertain" only of dice entered
+    status = "1 extra die in the photo was left out (dotted box). Tap a die to correct it."  # none entered is unsure
     expect(phone.locator("#photo-status")).to_have_text(status)
     entered = phone.locator(".entry-die").evaluate_all("(els) => els.map((e) => e.getAttribute('aria-label'))")
     assert entered == [f"Die {i + 1}: {face}" for i, face in enumerate(READ_FACES)]
     slots = phone.locator(".photo-wrap .dbox").evaluate_all("(els) => els.map((b) => b.dataset.slot)")
-    assert slots == ["", "0", "1", "2", "3", "4"]  # the flagged die keeps its box, with no place
+    assert slots == ["0", "1", "2", "3", "4", ""]  # the die left out keeps its box, with no place
     screenshot(phone, "phone-photo-surest")
     throw_button = phone.locator(".send-throw").first
     expect(throw_button).to_be_enabled()
