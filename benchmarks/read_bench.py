@@ -6,7 +6,8 @@ dice of 30 to 250 px, as phone photos and HD webcams see them), bytes in, readin
 dice found and missed, die precision and recall (predicted and labelled faces matched per image as multisets),
 images read entirely right, dice flagged uncertain, precision of the dice not flagged, and ms per image.
 Then, per set, the share of five-dice images (exactly five labelled dice) read entirely right as read, and as the
-server proposes them when the game says five dice were thrown (vision/count.py). Then recall by the labelled die's
+server proposes them when the game says five dice were thrown (vision/count.py), and how many of those proposals
+have no die wrong, only empty places for the person to tap in. Then recall by the labelled die's
 side (under 20 px, 20-400 px as the issue asks, over 400 px), each read die matched to a labelled die of its face by
 position; then the time for a 12-megapixel JPEG, a 640x480 frame, and model load.
 """
@@ -89,6 +90,7 @@ class Tally:
     five: int = 0  # images of exactly five labelled dice (a throw of five)
     five_right: int = 0  # of them, read entirely right as read
     five_right_count: int = 0  # ... and as proposed with the count five (vision/count.py)
+    five_tap_only: int = 0  # ... proposed with no die wrong, only places left for a tap
     band_dice: Counter[str] = field(default_factory=Counter)  # labelled dice with a position, by SIZE_BANDS
     band_found: Counter[str] = field(default_factory=Counter)
 
@@ -110,7 +112,9 @@ class Tally:
         if len(want) == 5:
             self.five += 1
             self.five_right += int(got == need)
-            self.five_right_count += int(Counter(d.face for d in fit_count(reading, 5).dice) == need)
+            proposed = Counter(d.face for d in fit_count(reading, 5).dice)
+            self.five_right_count += int(proposed == need)
+            self.five_tap_only += int(proposed <= need)
         if spots:
             for spot, hit in zip(spots, matched(spots, reading), strict=True):
                 self.band_dice[band_of(spot[2])] += 1
@@ -146,6 +150,7 @@ class Tally:
             "five_dice": self.five,
             "five_right": self.five_right / max(self.five, 1),
             "five_right_count": self.five_right_count / max(self.five, 1),
+            "five_tap_only": self.five_tap_only / max(self.five, 1),
             "ms_median": statistics.median(ms) if ms else 0.0,
             "ms_p95": ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))] if ms else 0.0,
         }
@@ -340,7 +345,8 @@ def five_dice(t: Tally) -> str:
         return "no five-dice images"
     return (
         f"five-dice all right {t.five_right}/{t.five} ({t.five_right / t.five:.1%}) -> with the count "
-        f"{t.five_right_count}/{t.five} ({t.five_right_count / t.five:.1%})"
+        f"{t.five_right_count}/{t.five} ({t.five_right_count / t.five:.1%}; no die wrong, only places to tap: "
+        f"{t.five_tap_only}/{t.five})"
     )
 
 
