@@ -5,8 +5,11 @@ Reads every ``test`` row of each set in ../shared/dice-photos, the rendered poke
 dice of 30 to 250 px, as phone photos and HD webcams see them), bytes in, reading out, and prints per set:
 dice found and missed, die precision and recall (predicted and labelled faces matched per image as multisets),
 images read entirely right, dice flagged uncertain, precision of the dice not flagged, and ms per image.
-Then recall by the labelled die's side (under 20 px, 20-400 px as the issue asks, over 400 px), each read die matched
-to a labelled die of its face by position; then the time for a 12-megapixel JPEG, a 640x480 frame, and model load.
+Then, per set, the share of five-dice images (exactly five labelled dice) read entirely right as read, and as the
+server proposes them when the game says five dice were thrown (vision/count.py), and how many of those proposals
+have no die wrong, only empty places for the person to tap in. Then recall by the labelled die's
+side (under 20 px, 20-400 px as the issue asks, over 400 px), each read die matched to a labelled die of its face by
+position; then the time for a 12-megapixel JPEG, a 640x480 frame, and model load.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.count import fit_count  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 from vision.reading import Reading  # noqa: E402
 from vision.synth.faces import FONT_PACKAGES, missing_fonts  # noqa: E402
@@ -83,6 +87,10 @@ class Tally:
     unflagged_right: int = 0
     wrong_kind: int = 0
     ms: list[float] = field(default_factory=list)
+    five: int = 0  # images of exactly five labelled dice (a throw of five)
+    five_right: int = 0  # of them, read entirely right as read
+    five_right_count: int = 0  # ... and as proposed with the count five (vision/count.py)
+    five_tap_only: int = 0  # ... proposed with no die wrong, only places left for a tap
     band_dice: Counter[str] = field(default_factory=Counter)  # labelled dice with a position, by SIZE_BANDS
     band_found: Counter[str] = field(default_factory=Counter)
 
@@ -101,6 +109,12 @@ class Tally:
         self.unflagged_right += sum((sure & need).values())
         self.wrong_kind += int(reading.kind != kind)
         self.ms.append(ms)
+        if len(want) == 5:
+            self.five += 1
+            self.five_right += int(got == need)
+            proposed = Counter(d.face for d in fit_count(reading, 5).dice)
+            self.five_right_count += int(proposed == need)
+            self.five_tap_only += int(proposed <= need)
         if spots:
             for spot, hit in zip(spots, matched(spots, reading), strict=True):
                 self.band_dice[band_of(spot[2])] += 1
@@ -133,6 +147,10 @@ class Tally:
             "flagged": self.flagged / max(self.predicted, 1),
             "unflagged_precision": self.unflagged_right / max(self.unflagged, 1),
             "wrong_kind": self.wrong_kind,
+            "five_dice": self.five,
+            "five_right": self.five_right / max(self.five, 1),
+            "five_right_count": self.five_right_count / max(self.five, 1),
+            "five_tap_only": self.five_tap_only / max(self.five, 1),
             "ms_median": statistics.median(ms) if ms else 0.0,
             "ms_p95": ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))] if ms else 0.0,
         }
@@ -317,6 +335,18 @@ def figures(name: str, t: Tally) -> str:
         f"{r['recall']:6.1%} F1 {t.f1():6.1%}  "
         f"flagged {r['flagged']:>5.1%} precision not flagged {r['unflagged_precision']:>6.1%}  "
         + "  ".join(f"{band} {hit}/{n}" for band, (hit, n) in t.bands().items())
+        + f"  {five_dice(t)}"
+    )
+
+
+def five_dice(t: Tally) -> str:
+    """Five-dice images read entirely right, as read and with the count the game knows."""
+    if not t.five:
+        return "no five-dice images"
+    return (
+        f"five-dice all right {t.five_right}/{t.five} ({t.five_right / t.five:.1%}) -> with the count "
+        f"{t.five_right_count}/{t.five} ({t.five_right_count / t.five:.1%}; no die wrong, only places to tap: "
+        f"{t.five_tap_only}/{t.five})"
     )
 
 
@@ -371,9 +401,10 @@ def main() -> int:
     if not args.json:
         print(header)
     bands: dict[str, dict[str, tuple[int, int]]] = {}
+    fives: dict[str, str] = {}
     for name, rows in sets.items():
         tally = run_set(reader, rows, args.kind)
-        r, bands[name] = tally.row(), tally.bands()
+        r, bands[name], fives[name] = tally.row(), tally.bands(), five_dice(tally)
         if args.json:
             print(json.dumps({"set": name, **r, "recall_by_side": bands[name]}))
             continue
@@ -387,6 +418,9 @@ def main() -> int:
             f"{r['unflagged_precision']:>6.1%} {r['wrong_kind']:>5} {r['ms_median']:>6.1f} {r['ms_p95']:>6.1f} {ok}"
         )
     if not args.json:
+        print("five-dice images (exactly five labelled) read entirely right, as read -> as proposed with the count 5:")
+        for name, line in fives.items():
+            print(f"  {name:22} {line}")
         print("recall by the labelled die's side (matched by position; issue 5 asks for 20-400 px):")
         for name, by_band in bands.items():
             cells = [f"{band} {hit}/{n} ({hit / n:.1%})" for band, (hit, n) in by_band.items()]

@@ -250,6 +250,13 @@ class CameraSession:
         with self.lock:
             self.detector.new_turn()
 
+    def set_expected_dice(self, n: int | None) -> None:
+        """How many dice the game has in play (five; three on the board; one in a roll-off): fewer in view is waited
+        out, more is said; the camera sees the kept dice too, so it is all of them, not the dice thrown."""
+        with self.lock:
+            self.config = replace(self.config, expected_dice=n)
+            self.detector.config = self.config
+
     def set_auto_confirm(self, on: bool) -> None:
         """Mark later proposals ``auto`` when every die is certain and nothing is wrong (a game setting)."""
         with self.lock:
@@ -318,6 +325,7 @@ class CameraSession:
             out["proposals"] = self.proposals
             out["calibrated"] = self.view is not None
             out["auto_confirm"] = self.config.auto_confirm
+            out["expected_dice"] = self.config.expected_dice
             out["profile"] = self.profile.name if self.profile else None
             return out
 

@@ -272,15 +272,8 @@ class DiceReader:
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
             conf = float(confs[k])
-            cx, cy = c.centres[k] * img.scale
-            half = float(c.sides[k]) * img.scale / 2
-            box = (
-                max(0, round(cx - half)),
-                max(0, round(cy - half)),
-                min(img.width, round(cx + half)),
-                min(img.height, round(cy + half)),
-            )
-            if box[0] >= box[2] or box[1] >= box[3]:
+            box = _box(c.centres[k], float(c.sides[k]), img)
+            if box is None:
                 continue
             uncertain = conf < self.classifier.threshold
             printed = None
@@ -288,9 +281,42 @@ class DiceReader:
                 printed = str(self.classifier.printing(full[k : k + 1], 6 + best)[0])
             dice.append(Die(faces[best], best + 1, conf, box, uncertain, kind, printed))
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
+        dropped = _dropped(p, c, img, kind, ~dice_mask, self.classifier.conf_model)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
-        return Reading(kind, tuple(dice), img.width, img.height, ms, warnings)
+        return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped)
+
+
+def _box(centre: np.ndarray, side: float, img: Decoded) -> tuple[int, int, int, int] | None:
+    """A candidate's box in the image's pixels, clipped to it; None where nothing of it is left."""
+    cx, cy = centre * img.scale
+    half = side * img.scale / 2
+    box = (
+        max(0, round(cx - half)),
+        max(0, round(cy - half)),
+        min(img.width, round(cx + half)),
+        min(img.height, round(cy + half)),
+    )
+    return box if box[0] < box[2] and box[1] < box[3] else None
+
+
+def _dropped(
+    p: np.ndarray, c: Candidates, img: Decoded, kind: str, mask: np.ndarray, conf_model: list[float] | None
+) -> tuple[Die, ...]:
+    """The candidates not reported, each as its likeliest face with the chance it is that face (background's share
+    lowers it), flagged uncertain: the surest may fill a die the game knows is missing (vision/count.py)."""
+    if not mask.any():
+        return ()
+    faces = PIP_FACES if kind == "pip" else POKER_FACES
+    best = np.argmax(p[:, :6], axis=1)
+    confs = confidence(p[np.arange(len(c)), best], c.scores, conf_model)
+    out = []
+    for k in np.nonzero(mask)[0]:
+        box = _box(c.centres[k], float(c.sides[k]), img)
+        if box is not None:
+            out.append(Die(faces[int(best[k])], int(best[k]) + 1, float(confs[k]), box, True, kind))
+    out.sort(key=lambda d: -d.confidence)
+    return tuple(out)
 
 
 def off_the_dice_size(centres: np.ndarray, sides: np.ndarray, confs: np.ndarray, keep: np.ndarray) -> np.ndarray:

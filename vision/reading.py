@@ -38,6 +38,9 @@ class Die:
     uncertain: bool
     kind: str = "pip"
     printed: str | None = None  # the letter actually printed when it differs from ``face`` ("D" read as Q)
+    # what was assumed to give the throw its count (vision/count.py): "added", a candidate under the reader's bar
+    # taken because a die was missing; None for a die the reader reported itself
+    assumed: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -59,6 +62,24 @@ class Die:
     def label(self) -> str:
         return face_label(self.face, self.printed)
 
+    @staticmethod
+    def from_json(data: dict[str, Any], kind: str) -> Die:
+        """A die as ``to_json`` wrote it (a reading stored or passed between processes); ValueError where it is not."""
+        try:
+            x0, y0, x1, y1 = (int(v) for v in data["box"])
+            return Die(
+                str(data["face"]),
+                int(data["value"]),
+                float(data["confidence"]),
+                (x0, y0, x1, y1),
+                bool(data.get("uncertain", False)),
+                kind,
+                data.get("printed"),
+                data.get("assumed"),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"Not a die: {data!r}.") from exc
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "face": self.face,
@@ -69,6 +90,8 @@ class Die:
         }
         if self.printed and self.printed != self.face:
             out["printed"] = self.printed
+        if self.assumed:
+            out["assumed"] = self.assumed
         return out
 
 
@@ -82,6 +105,15 @@ class Reading:
     height: int
     ms: float = 0.0
     warnings: tuple[str, ...] = field(default=())
+    # candidates the reader did not report as dice (under its bar, off the dice's size), each read as its likeliest
+    # face and flagged uncertain: where the game knows a die is missing, the surest of them is the best guess
+    dropped: tuple[Die, ...] = field(default=(), compare=False, repr=False)
+    # set by vision.count.fit_count when the game said how many dice were thrown: that count, the dice found beyond
+    # it (left out of ``dice``, least likely first), how many places no die could fill, and why (short codes)
+    count: int | None = None
+    extra: tuple[Die, ...] = ()
+    missing: int = 0
+    assumed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -101,7 +133,7 @@ class Reading:
         return tuple(d.value for d in sorted(self.dice, key=lambda d: (d.box[0], d.box[1])))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "dice": [d.to_json() for d in self.dice],
             "width": self.width,
@@ -109,6 +141,37 @@ class Reading:
             "ms": round(self.ms, 1),
             "warnings": list(self.warnings),
         }
+        if self.count is not None:
+            out.update(
+                count=self.count,
+                extra=[d.to_json() for d in self.extra],
+                missing=self.missing,
+                assumed=list(self.assumed),
+            )
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Reading:
+        """A reading as ``to_json`` wrote it, with ``dropped`` where given; ValueError where it is not one."""
+        try:
+            kind = str(data["kind"])
+            dice = tuple(Die.from_json(d, kind) for d in data["dice"])
+            count = data.get("count")
+            return Reading(
+                kind,
+                dice,
+                int(data["width"]),
+                int(data["height"]),
+                float(data.get("ms", 0.0)),
+                tuple(str(w) for w in data.get("warnings", ())),
+                tuple(Die.from_json(d, kind) for d in data.get("dropped", ())),
+                None if count is None else int(count),
+                tuple(Die.from_json(d, kind) for d in data.get("extra", ())),
+                int(data.get("missing", 0)),
+                tuple(str(a) for a in data.get("assumed", ())),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"Not a reading: {exc}.") from exc
 
     @staticmethod
     def empty(kind: str, width: int, height: int, warnings: Sequence[str] = ()) -> Reading:

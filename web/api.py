@@ -609,6 +609,7 @@ def upload_photo(game_id: str) -> Response:
     kind = request.args.get("kind") or str(row.setup["settings"].get("dice", "auto"))
     if kind not in ("auto", "pip", "poker"):
         fail(400, "malformed", "The parameter 'kind' must be auto, pip or poker.")
+    count, on_table = photo_count(store.game(game_id)["state"])
     upload = request.files.get("photo")
     if upload is not None:
         data = upload.read()
@@ -640,7 +641,8 @@ def upload_photo(game_id: str) -> Response:
         error: str | None = None
         try:
             source = data if prepared.for_reader is None else prepared.for_reader
-            reading = photos.scale_reading(photos.read_image(source, kind), prepared.width, prepared.height)
+            read = photos.propose(photos.read_image(source, kind), count, on_table)
+            reading = photos.scale_reading(read, prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING
         except FileNotFoundError:
@@ -671,6 +673,38 @@ def upload_photo(game_id: str) -> Response:
     if payload.get("reading_error"):  # the worker said it in English: say it in this device's language
         payload = {**payload, "reading_error": say(payload["reading_error"])}
     return ok(201, **payload)
+
+
+MAX_COUNT = 30  # dice in one throw the reader is asked to propose; no game throws more
+
+
+def photo_count(state: JSON) -> tuple[int | None, int | None]:
+    """The dice a photo for this game's next throw shows (vision/count.py): ``?count=`` (the dice thrown, sent by the
+    device, which knows what is kept) and ``?on_table=`` (all the dice in play), each by default what the game knows
+    (``photos.expected_count``)."""
+    count, on_table = photos.expected_count(state)
+    asked: dict[str, int] = {}
+    for name in ("count", "on_table"):
+        raw = request.args.get(name)
+        if raw is None or raw == "":
+            continue
+        if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
+            fail(
+                400,
+                "malformed",
+                Message(
+                    "The parameter '{name}' must be a number of dice from 1 to {number}.", name=name, number=MAX_COUNT
+                ),
+            )
+        asked[name] = int(raw)
+    if "count" in asked:
+        count = asked["count"]
+        on_table = asked.get("on_table", on_table if on_table is not None and on_table > count else None)
+    elif "on_table" in asked:
+        on_table = asked["on_table"]
+    if count is not None and on_table is not None and on_table < count:
+        fail(400, "malformed", "The dice thrown ('count') cannot be more than the dice on the table ('on_table').")
+    return count, on_table
 
 
 def record_photo(app: Flask, game_id: str, data: bytes, reading: JSON | None, device: str = "camera") -> JSON:

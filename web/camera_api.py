@@ -14,6 +14,7 @@ import itertools
 import logging
 import math
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from companion.errors import Message
 from vision.camera import CameraSession, CameraWatcher, decode_frame, open_source, reader_for
 from vision.reading import ImageError, Reading
 from vision.settle import Proposal, SettleConfig
-from web import access
+from web import access, photos
 from web.api import BODY_LIMIT, body, fail, flag, hub_of, ok, record_photo, store_of
 from web.say import message_of
 from web.store import NotFound
@@ -44,6 +45,7 @@ from web.store import NotFound
 log = logging.getLogger(__name__)
 bp = Blueprint("camera", __name__, url_prefix="/api/camera")
 FRAME_LIMIT = 8 * 1024 * 1024
+COUNT_EVERY_S = 1.0  # how often the camera takes the watched game's count of dice again
 
 
 class CameraHub:
@@ -63,9 +65,33 @@ class CameraHub:
         self.source = app.config.get("CAMERA")
         self.watcher: CameraWatcher | None = None
         self.error: str | None = None
+        self.counted = -math.inf  # when the watched game's count of dice was last taken
+
+    def expect_dice(self) -> None:
+        """The camera waits for the dice the watched game has in play (all of them: kept dice stay in view), five
+        where the game does not say (docs/api.md, "The count")."""
+        with self.lock:
+            game_id = self.game_id
+        n = 5
+        if game_id is not None:
+            store: Any = self.app.extensions["becher.store"]
+            try:
+                count, on_table = photos.expected_count(store.game(game_id)["state"])
+            except NotFound:
+                count = on_table = None
+            n = on_table or count or 5
+        if self.session.config.expected_dice != n:
+            self.session.set_expected_dice(n)
 
     def read(self, bgr: Any) -> Reading:
         """The dice reader for the kind of the game being watched (chosen per frame, loaded once per kind)."""
+        now = time.monotonic()
+        if now - self.counted >= COUNT_EVERY_S:  # the game moves on (a roll-off of one die, then throws of three)
+            self.counted = now
+            try:
+                self.expect_dice()
+            except Exception:  # the count is a help; a frame is read without it rather than not at all
+                log.exception("could not take the watched game's count of dice")
         kind = self.kind
         if kind not in self._readers:
             self._readers[kind] = reader_for(kind)
@@ -284,6 +310,7 @@ def watch() -> Response:
         hub.game_id = game_id
         hub.last = None
     hub.session.new_turn()
+    hub.expect_dice()
     return ok(camera=hub.status())
 
 
@@ -292,6 +319,7 @@ def new_turn() -> Response:
     """The turn passed (or the dice were entered by hand): the next throw is a first throw."""
     hub = camera_of()
     hub.session.new_turn()
+    hub.expect_dice()
     return ok(camera=hub.status())
 
 

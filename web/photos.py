@@ -7,6 +7,7 @@ accuracy); its boxes are then scaled to the stored, downscaled photo so a page c
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import threading
@@ -19,7 +20,8 @@ from typing import Any, TypeVar
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from companion.errors import N_, Message
+from companion.core import rules_for
+from companion.errors import N_, BecherError, Message
 
 JSON = dict[str, Any]
 T = TypeVar("T")
@@ -161,9 +163,45 @@ def prepare(data: bytes, max_side: int, slots: DecodeSlots | None = None) -> Pre
     return Prepared(out.getvalue(), oriented.width, oriented.height, for_reader, decoded)
 
 
+def expected_count(state: JSON) -> tuple[int | None, int | None]:
+    """How many dice a photo for the game's next throw shows: (dice thrown, dice on the table in all).
+
+    The first from the game's options where it is known: the throw's ``dice_count`` (five, three on the board, one
+    in a roll-off). In a rethrow the server does not know which dice the player keeps (the device says, ``?count=``),
+    so only the second is known then: the photo may show the kept dice too. (None, None) where no option asks for
+    dice or they disagree.
+    """
+    try:
+        rules = rules_for(str(state["game"]))
+    except (KeyError, BecherError):
+        return None, None
+    fields = {cls.kind: {f.name: f for f in dataclasses.fields(cls)} for cls in rules.actions}
+    turn = (state.get("view") or {}).get("turn") or {}
+    counts: set[int] = set()
+    rethrow = False
+    for opt in state.get("options") or []:
+        names = fields.get(str(opt.get("action")), {})
+        given = opt.get("fields") if isinstance(opt.get("fields"), dict) else {}
+        dice = names.get("dice")
+        if dice is None or "dice" in given or opt.get("dice") is not None:
+            continue
+        asked = dice.default is dataclasses.MISSING and dice.default_factory is dataclasses.MISSING
+        if not (asked or "dice" in (opt.get("needs") or ())):
+            continue
+        counts.add(int(opt.get("dice_count") or 5))
+        rethrow |= "held" in names and isinstance(turn, dict) and int(turn.get("throws") or 0) > 0
+    if len(counts) != 1:
+        return None, None
+    (count,) = counts
+    return (None, count) if rethrow else (count, None)
+
+
 def read_image(data: bytes | Image.Image, kind: str) -> JSON:
     """Run the dice reader (imported here, on the worker, so the server starts without vision's models) on the
-    upload's bytes, or on a downscaled picture of a large image that the reader could only decode whole."""
+    upload's bytes, or on a downscaled picture of a large image that the reader could only decode whole.
+
+    The reading comes with ``dropped``, the candidates the reader did not report, for ``propose``.
+    """
     from vision.reader import get_reader
     from vision.reading import ImageError
 
@@ -178,7 +216,21 @@ def read_image(data: bytes | Image.Image, kind: str) -> JSON:
     except ImageError as exc:
         raise NotAnImage(str(exc)) from None
     result: JSON = reading.to_json()
+    result["dropped"] = [d.to_json() for d in reading.dropped]
     return result
+
+
+def propose(reading: JSON, count: int | None, on_table: int | None = None) -> JSON:
+    """The reading as the server proposes it for a throw of ``count`` dice (``on_table`` in play, where kept dice may
+    be in the photo too): that many dice where it can, saying what it assumed (vision/count.py). Without a count, the
+    reading as read. The dropped candidates are the reader's working, never stored."""
+    from vision.count import fit_count
+    from vision.reading import Reading
+
+    if count is None:
+        return {k: v for k, v in reading.items() if k != "dropped"}
+    fitted: JSON = fit_count(Reading.from_json(reading), count, on_table).to_json()
+    return fitted
 
 
 def warm_up() -> bool:
@@ -196,11 +248,16 @@ def scale_reading(reading: JSON, width: int, height: int) -> JSON:
     """Boxes and size of a reading, in pixels of the stored photo instead of the original upload."""
     sx = width / reading["width"]
     sy = height / reading["height"]
-    dice = []
-    for die in reading["dice"]:
-        x0, y0, x1, y1 = die["box"]
-        dice.append({**die, "box": [round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy)]})
-    return {**reading, "dice": dice, "width": width, "height": height}
+
+    def scaled(dice: list[JSON]) -> list[JSON]:
+        out = []
+        for die in dice:
+            x0, y0, x1, y1 = die["box"]
+            out.append({**die, "box": [round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy)]})
+        return out
+
+    more = {"extra": scaled(reading["extra"])} if "extra" in reading else {}
+    return {**reading, "dice": scaled(reading["dice"]), **more, "width": width, "height": height}
 
 
 class ReadersBusy(Exception):

@@ -192,3 +192,25 @@ def test_a_host_camera_source_runs_in_a_thread(tmp_path: Path) -> None:
     assert "Cannot open" in bad.test_client().get("/api/camera").json["camera"]["error"]
     bad.extensions["becher.shutdown"]()
     bad.extensions["becher.store"].close()
+
+
+def test_the_camera_waits_for_the_dice_the_watched_game_has_in_play(app: Flask, client: FlaskClient) -> None:
+    # the board throws three dice after a roll-off of one each: the camera follows the game, kept dice included
+    board = client.post("/api/games", json={"game": "board", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"]
+    r = client.post("/api/camera/watch", json={"game": board["id"]}, headers=WRITE)
+    assert r.json["camera"]["expected_dice"] == 1
+    bone = client.post("/api/games", json={"game": "bone", "players": ["Anna", "Ben"]}, headers=WRITE).json["game"]
+    r = client.post("/api/camera/watch", json={"game": bone["id"]}, headers=WRITE)
+    assert r.json["camera"]["expected_dice"] == 5
+    hub = app.extensions["becher.camera"]
+    with hub.lock:
+        hub.game_id = board["id"]
+    hub.counted = -1e9  # the next frame takes the count again
+    reader = TruthReader()
+    hub._readers.update({"auto": reader, "pip": reader, "poker": reader})
+    video = TableVideo(seed=22).still(0.2).throw([6]).still(0.6)  # the dice are read once they lie still
+    for frame, truth in zip(video.frames, video.truth, strict=True):
+        reader.current = truth
+        post_frame(client, frame, truth.t)
+    assert client.get("/api/camera").json["camera"]["expected_dice"] == 1
+    assert client.post("/api/camera/watch", json={"game": None}, headers=WRITE).json["camera"]["expected_dice"] == 5

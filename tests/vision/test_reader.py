@@ -295,3 +295,16 @@ def test_reader_is_loaded_once() -> None:
 def test_missing_models_say_how_to_get_them(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"vision\.train"):
         DiceReader(str(tmp_path))
+
+
+def test_the_candidates_not_reported_are_kept_for_a_count_and_never_repeat_a_die(reader: DiceReader) -> None:
+    from vision.count import EXTRA, fit_count
+
+    img, _ = scene([1, 2, 3, 4, 5, 6], side=64, seed=3)
+    r = reader.read_array(img, kind="pip")
+    assert all(d.uncertain and d.assumed is None for d in r.dropped)
+    assert not {d.box for d in r.dropped} & {d.box for d in r.dice}
+    assert "dropped" not in r.to_json()
+    fitted = fit_count(r, 5)
+    assert len(fitted.dice) == 5 and len(fitted.extra) == 1 and fitted.assumed == (EXTRA,)
+    assert sorted(d.face for d in (*fitted.dice, *fitted.extra)) == ["1", "2", "3", "4", "5", "6"]

@@ -296,6 +296,21 @@ def client_words() -> Markup:
             )
             for n in range(2, MAX_FOUND + 1)
         },
+        # what the server assumed to propose the throw's count of dice (vision/count.py)
+        "left_out": {
+            n: str(
+                ngettext(
+                    "%(num)s extra die in the photo was left out (dotted box).",
+                    "%(num)s extra dice in the photo were left out (dotted boxes).",
+                    n,
+                )
+            )
+            for n in range(1, MAX_FOUND + 1)
+        },
+        "not_found": {
+            n: str(ngettext("%(num)s die was not found: tap it in.", "%(num)s dice were not found: tap them in.", n))
+            for n in range(1, 6)
+        },
         "set_aside": tr("No room for %(dice)s: set aside until you release a kept die or clear."),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
         "uncertain_n": {

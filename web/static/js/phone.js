@@ -261,11 +261,18 @@
     const status = document.getElementById("photo-status");
     const uncertain = dice.filter((x) => x.d.uncertain).length; // of the dice entered
     let msg = reading.dice.length ? W.tap_die : W.read_none;
+    const short = free.length - dice.length;
     if (found > free.length) msg = Becher.plural(W.more_dice, found, { n: free.length }) + " " + W.tap_die;
-    else if (dice.length !== free.length && reading.dice.length) msg = Becher.plural(W.need_dice, free.length) + " " + W.tap_die;
+    else if (short > 0 && reading.dice.length) msg = Becher.plural(W.not_found, short);
+    // what the server assumed to propose the dice thrown: the dice it left out stay in the photo, dotted
+    const left = (reading.extra || []).length;
+    if (left && found <= free.length) msg = `${Becher.plural(W.left_out, left)} ${msg}`;
     if (uncertain) msg = `${Becher.plural(W.uncertain_n, uncertain)} ${msg}`;
     status.textContent = msg;
   }
+
+  /* The dice proposed, then those the server left out to propose the dice thrown (drawn dotted, in no place). */
+  const shownDice = (reading) => reading.dice.concat(reading.extra || []);
 
   function showReading(photo, reading) {
     const wrap = document.getElementById("photo-wrap");
@@ -279,10 +286,10 @@
       layoutPhoto();
       return;
     }
-    reading.dice.forEach((d, k) => {
+    shownDice(reading).forEach((d, k) => {
       const b = document.createElement("button");
       b.type = "button";
-      b.className = "dbox" + (d.uncertain ? " uncertain" : "");
+      b.className = "dbox" + (d.uncertain ? " uncertain" : "") + (k >= reading.dice.length ? " left-out" : "");
       b.dataset.index = String(k);
       b.dataset.slot = "";
       b.dataset.value = String(d.value);
@@ -303,7 +310,7 @@
   function layoutPhoto() {
     const wrap = document.getElementById("photo-wrap");
     const toggle = document.getElementById("photo-whole");
-    const dice = ui.reading && ui.size ? ui.reading.dice : [];
+    const dice = ui.reading && ui.size ? shownDice(ui.reading) : [];
     const [w, h] = ui.size || [1, 1];
     const place = Becher.photoView(wrap, dice, w, h, ui.wholePhoto || !dice.length);
     ui.boxes.forEach((b) => Object.assign(b.style, place(dice[Number(b.dataset.index)].box)));
@@ -319,8 +326,11 @@
     const fd = new FormData();
     fd.append("photo", blob, "dice.jpg");
     live.dataset.uploading = "1"; // the table page shows other devices' photos, not this one's twice
+    // the dice thrown (the places not kept) and all in play: the server proposes that many dice (docs/api.md)
+    const thrown = ui.entry.filter((_, i) => !locked(i)).length;
+    const query = thrown ? `?count=${thrown}&on_table=${ui.count}` : "";
     try {
-      const res = await Becher.api("POST", `/api/games/${gameId}/photos`, fd, true);
+      const res = await Becher.api("POST", `/api/games/${gameId}/photos${query}`, fd, true);
       ui.photo = res.photo.id;
       live.dataset.ownPhoto = String(res.photo.id);
       ui.reading = res.reading;

@@ -1,0 +1,145 @@
+"""The game knows how many dice were thrown: a reading fitted to that count, with every assumption flagged.
+
+The reader alone reports what it sees, and a photo can show a stray die at the edge, a mark of the table read as a
+die, or a die it read too unsurely to report. When the server reads a photo for a throw it knows the count (five, or
+the dice not held), so it proposes exactly that many dice where it can:
+
+* more dice than the count: the least likely are left out (``Reading.extra``): low confidence first, and a die far
+  off the size of the others or far from their cluster counts as less likely;
+* fewer: the surest candidates the reader did not report (``Reading.dropped``) fill in, each flagged
+  ``assumed="added"`` and uncertain; what still lacks is ``Reading.missing``, places the person taps in.
+
+Nothing here is a decision: the person confirms or corrects as for any reading. Pure (no models), so it is tested
+on hand-made readings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+from vision.reading import Die, Reading
+
+# A die whose side is off the median side of the others by this factor or more counts as half as likely per such
+# factor: a die of one throw is one size, give or take the camera's tilt (the reader's own size rule is wider).
+SIZE_TOLERANCE = 1.35
+# A die farther from the others' median centre than this many of their spreads (plus two sides) counts as less
+# likely in proportion: the dice of one throw lie together, a die rolled off the tray or a mark at the edge does not.
+SPREAD_TOLERANCE = 2.0
+# A candidate the reader dropped fills a missing die only when it is at least this likely and about the size of the
+# dice found (within ADD_SIZE of their median side); below it, the place stays empty for a tap.
+ADD_FLOOR = 0.05
+ADD_SIZE = 1.8
+# Two boxes overlapping by more than this (intersection over the smaller box) are one die seen twice.
+SAME_DIE = 0.3
+
+EXTRA = "extra"  # dice beyond the count were left out of the proposal (Reading.extra)
+ADDED = "added"  # candidates the reader did not report were taken as dice (Die.assumed == "added")
+MISSING = "missing"  # places no die could fill (Reading.missing): the person taps them in
+WHOLE = "whole"  # the photo shows the kept dice too: it was fitted to the whole table's count
+
+
+def fit_count(reading: Reading, count: int, whole: int | None = None) -> Reading:
+    """``reading`` proposed as a throw of ``count`` dice.
+
+    ``whole``: the dice on the table in all, where some were kept and may lie in the photo too (a rethrow): the
+    reading is fitted to ``whole`` instead when the dice found are nearer to it than to ``count`` (a tie goes to
+    ``count``), and that is flagged. A reading already fitted is fitted again from what the reader saw.
+    """
+    if count < 0 or (whole is not None and whole < count):
+        raise ValueError(f"A throw of {count} dice out of {whole} on the table is not a count to fit.")
+    dice = list(reading.dice) + list(reading.extra)
+    dice = [d for d in dice if d.assumed is None]
+    assumed: list[str] = []
+    target = count
+    if whole is not None and whole != count and abs(len(dice) - whole) < abs(len(dice) - count):
+        target = whole
+        assumed.append(WHOLE)
+    extra: list[Die] = []
+    while len(dice) > target:
+        scores = likelihoods(dice)
+        worst = min(range(len(dice)), key=lambda k: (scores[k], -k))
+        extra.append(dice.pop(worst))
+    if extra:
+        assumed.append(EXTRA)
+    added = 0
+    if len(dice) < target:
+        for cand in candidates_to_add(dice, reading.dropped):
+            if len(dice) >= target:
+                break
+            dice.append(dataclasses.replace(cand, uncertain=True, assumed=ADDED))
+            added += 1
+    if added:
+        assumed.append(ADDED)
+    missing = target - len(dice)
+    if missing:
+        assumed.append(MISSING)
+    dice.sort(key=lambda d: (d.box[0], d.box[1]))
+    return dataclasses.replace(
+        reading, dice=tuple(dice), count=target, extra=tuple(extra), missing=missing, assumed=tuple(assumed)
+    )
+
+
+def likelihoods(dice: Sequence[Die]) -> list[float]:
+    """How likely each die is a die of this throw: its confidence, lowered where it is off the others' size or far
+    from their cluster (each judged against the others, so the odd one cannot set the measure)."""
+    out = []
+    for k, die in enumerate(dice):
+        others = [d for j, d in enumerate(dice) if j != k]
+        score = die.confidence
+        if len(others) >= 2:
+            side = _median([_side(d) for d in others])
+            ratio = max(_side(die), side) / max(min(_side(die), side), 1e-6)
+            if ratio > SIZE_TOLERANCE:
+                score *= 0.5 ** math.log(ratio, SIZE_TOLERANCE)
+            cx = _median([_centre(d)[0] for d in others])
+            cy = _median([_centre(d)[1] for d in others])
+            spread = _median([math.dist(_centre(d), (cx, cy)) for d in others])
+            reach = SPREAD_TOLERANCE * spread + 2 * side
+            far = math.dist(_centre(die), (cx, cy))
+            if far > reach:
+                score *= reach / far
+        out.append(score)
+    return out
+
+
+def candidates_to_add(found: Sequence[Die], dropped: Sequence[Die]) -> list[Die]:
+    """The reader's dropped candidates that may be a missing die, surest first: likely enough, not on a die found,
+    and about the dice's size."""
+    side = _median([_side(d) for d in found]) if found else None
+    out: list[Die] = []
+    for cand in sorted(dropped, key=lambda d: -d.confidence):
+        if cand.confidence < ADD_FLOOR:
+            continue
+        if side is not None and max(_side(cand), side) / max(min(_side(cand), side), 1e-6) > ADD_SIZE:
+            continue
+        if any(_overlap(cand.box, d.box) > SAME_DIE for d in [*found, *out]):
+            continue
+        out.append(cand)
+    return out
+
+
+def _side(d: Die) -> float:
+    x0, y0, x1, y1 = d.box
+    return math.sqrt((x1 - x0) * (y1 - y0))
+
+
+def _centre(d: Die) -> tuple[float, float]:
+    x0, y0, x1, y1 = d.box
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / smaller
+
+
+def _median(values: Sequence[float]) -> float:
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
