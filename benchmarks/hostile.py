@@ -143,6 +143,59 @@ def slow_case(server: Served, label: str, count: int, first: bytes, line: bytes,
     )
 
 
+def trickled_photos_case(server: Served, label: str, count: int, probes: int) -> None:
+    """A device that may post photos (here the host's own machine, owner of every game) sends ``count`` 5 MB photos
+    a byte a second: how fast normal requests stay, and what each upload is answered (web/gate.py: two read at once
+    per address, 503 for the rest; 408 once one falls below the minimum pace)."""
+    conn = server.connection(10)
+    conn.request(
+        "POST",
+        "/api/games",
+        json.dumps({"game": "bone", "players": ["A", "B"]}),
+        {"Content-Type": "application/json", "X-Becher": "1"},
+    )
+    game = json.loads(conn.getresponse().read())["game"]["id"]
+    conn.close()
+    head = (
+        f"POST /api/games/{game}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Becher: 1\r\n"
+        "Content-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
+    ).encode() + b"x" * 1000
+    started = time.monotonic()
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        sock.sendall(head)
+        socks.append(sock)
+    answers: dict[int, tuple[str, float]] = {}
+
+    def tick() -> None:
+        for i, sock in enumerate(socks):
+            if i in answers:
+                continue
+            with contextlib.suppress(OSError):
+                sock.sendall(b"x")
+                sock.settimeout(0.01)
+                got = sock.recv(64)
+                if got:
+                    answers[i] = (got.split(b" ", 2)[1].decode("latin-1"), time.monotonic() - started)
+
+    try:
+        times = probe_times(server, probes, tick)
+    finally:
+        for sock in socks:
+            sock.close()
+    ok = [t for t in times if t != float("inf")] or [float("nan")]
+    by_status: dict[str, list[float]] = {}
+    for status, when in answers.values():
+        by_status.setdefault(status, []).append(when)
+    told = "  ".join(f"{k}: {len(v)} (by {max(v):.1f} s)" for k, v in sorted(by_status.items()))
+    print(
+        f"{label:<44} {count} uploads: normal request ms median {statistics.median(ok):.1f}  "
+        f"max {max(ok):.1f}  (failed {len(times) - len([t for t in times if t != float('inf')])} of {len(times)})"
+    )
+    print(f"{'':<44} answered within {probes} s: {told or 'none'}; unanswered {count - len(answers)}")
+
+
 def big_png() -> bytes:
     from PIL import Image, ImageDraw
 
@@ -249,6 +302,7 @@ def main() -> int:
                 )
                 slow_case(server, "slow bodies (a byte a second)", args.slow, post, b" ", args.probes)
                 slow_case(server, "connected, never sending", args.slow, b"", b"", args.probes)
+                trickled_photos_case(server, "joined device: 5 MB photos, a byte a second", 50, max(args.probes, 15))
             if not args.skip_photos:
                 photo_case(server, "8000x8000 PNG uploads", big_png(), args.photos)
                 photo_case(server, "8000x8000 JPEG uploads", big_jpeg(), args.photos)

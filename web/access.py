@@ -305,6 +305,9 @@ def _join_by_link(code: str) -> Response:
         throttle.failed()
         return redirect("/?join_error=1", 303)
     store.join(row.id, current_device())
+    hub = current_app.extensions.get("becher.hub")
+    if hub is not None:  # the owner's list of phones on the table page (web.api.publish_members, without the import)
+        hub.publish(row.id, "members", {})
     return redirect(join_landing(row.id), 303)
 
 

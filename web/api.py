@@ -239,6 +239,12 @@ def publish_game(game: JSON) -> None:
     hub_of().publish(game["id"], "game", {"game": game}, game["revision"])
 
 
+def publish_members(game_id: str) -> None:
+    """A phone joined, chose or lost a seat, or was removed: no new revision of the game, but the owner's list of
+    phones on the table page changes. The event names no device (every watcher of the game hears it)."""
+    hub_of().publish(game_id, "members", {})
+
+
 # ---------------------------------------------------------------------------------------------- rules
 
 
@@ -541,6 +547,7 @@ def seat_set(game_id: str) -> Response:
     if seat is not None:
         seat = whole(data, "seat")
     store.set_seat(game_id, device, seat)
+    publish_members(game_id)
     return ok(you=access.you(store, row), members=store.members(game_id))
 
 
@@ -553,6 +560,7 @@ def access_remove(game_id: str, device: str) -> Response:
         fail(400, "malformed", "The owner cannot be removed from their own game; delete the game instead.")
     if not store.remove_member(game_id, device):
         fail(404, "not_found", Message("Device {device} has not joined this game.", device=shown(device)))
+    publish_members(game_id)
     return access_answer(store, game_id)
 
 
@@ -587,6 +595,7 @@ def join() -> Response:
         throttle.failed()
         fail(403, "forbidden", "No running game has this code; check the code shown on the table and try again.")
     store.join(row.id, current_device(), name.strip())
+    publish_members(row.id)
     return ok(game=store.game(row.id), you=access.you(store, row))
 
 

@@ -25,6 +25,7 @@ API_CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method",
+    408: "too_slow",
     409: "stale",
     413: "too_large",
     415: "not_image",

@@ -9,7 +9,11 @@ bytes already in its read buffer, so it never waits on a slow client before the 
 arrived whole after ``REQUEST_TIMEOUT`` seconds is dropped, and one network address may keep at most
 ``PER_ADDRESS`` requests waiting (its oldest is dropped), so a flood from one machine costs only its own requests.
 
-Larger bodies (photos and camera frames) are read by the worker after the app has checked who is sending them.
+Larger bodies (photos and camera frames) are read by the worker after the app has checked who is sending them, so
+only a device that may post them gets that far; even then it must keep a minimum pace (``BODY_MIN_RATE`` after
+``BODY_GRACE_S``, else 408) and one address may have at most ``BODY_READERS_PER_ADDRESS`` such bodies being read at
+once (503 ``busy`` for more), so a joined phone on a bad link, or a joined device that means harm, holds two threads
+for a bounded time, never the pool.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from typing import Any
 
 from cheroot import connections, errors, wsgi
 from cheroot.makefile import MakeFile
+from cheroot.server import KnownLengthRFile
+from werkzeug.exceptions import RequestTimeout, ServiceUnavailable
+
+from web.say import Message
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +44,9 @@ BODY_IN_GATE = 1024 * 1024 + 64 * 1024  # JSON bodies and logs (the API's 1 MB l
 PER_ADDRESS = 64  # requests waiting to arrive from one network address
 WAITING_LIMIT = 4096  # requests waiting in all
 TLS_HANDSHAKE = 0x16  # every TLS connection opens with a handshake record
+BODY_READERS_PER_ADDRESS = 2  # large bodies being read by workers at once, per network address
+BODY_GRACE_S = 10.0  # a large body may start slowly (a phone's radio waking up) ...
+BODY_MIN_RATE = 16 * 1024  # ... then must have arrived at this many bytes a second on average (a weak Wi-Fi does 100x)
 
 TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -326,6 +337,81 @@ class Gate(_Manager):  # type: ignore[misc]
         self.server.process_conn(conn)
 
 
+class BodyReaders:
+    """How many large bodies each network address has being read by workers now."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy: dict[str, int] = {}
+
+    def take(self, addr: str) -> bool:
+        with self._lock:
+            if self._busy.get(addr, 0) >= BODY_READERS_PER_ADDRESS:
+                return False
+            self._busy[addr] = self._busy.get(addr, 0) + 1
+            return True
+
+    def give_back(self, addr: str) -> None:
+        with self._lock:
+            left = self._busy.get(addr, 0) - 1
+            if left > 0:
+                self._busy[addr] = left
+            else:
+                self._busy.pop(addr, None)
+
+
+READERS = BodyReaders()
+BUSY = Message("This device is sending other large uploads now; wait for them to arrive, then send this one again.")
+TOO_SLOW = Message("The upload arrived too slowly; move closer to the Wi-Fi and send it again.")
+
+
+class PacedBody:
+    """``wsgi.input`` of a body the gate did not hold whole: read as it arrives (never waiting for a full buffer
+    at the client's pace), refused with 408 once it falls below ``BODY_MIN_RATE``, and with 503 where the sender's
+    address has ``BODY_READERS_PER_ADDRESS`` bodies being read already. Nothing is refused before the app reads, so
+    the app's own checks (who may post, how large) answer first."""
+
+    def __init__(self, inner: Any, allowed: bool) -> None:
+        self.inner = inner
+        self.allowed = allowed
+        self.started = time.monotonic()
+        self.got = 0
+
+    def _check(self) -> None:
+        if not self.allowed:
+            raise ServiceUnavailable(BUSY.render())  # said in the device's language by the app's error handler
+        elapsed = time.monotonic() - self.started
+        if elapsed > BODY_GRACE_S and self.got < BODY_MIN_RATE * elapsed:
+            raise RequestTimeout(TOO_SLOW.render())
+
+    def read(self, size: int | None = -1) -> bytes:
+        inner = self.inner
+        want = inner.remaining if size is None or size < 0 else min(size, inner.remaining)
+        out = bytearray()
+        while len(out) < want:
+            self._check()
+            chunk = inner.rfile.read1(want - len(out))  # what has arrived, at most one wait on the socket
+            if not chunk:
+                break
+            inner.remaining -= len(chunk)
+            inner.rfile.bytes_read += len(chunk)
+            self.got += len(chunk)
+            out += chunk
+        return bytes(out)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        self._check()
+        line: bytes = self.inner.readline(None if size is None or size < 0 else size)
+        self.got += len(line)
+        return line
+
+    def __iter__(self) -> Any:
+        return iter(lambda: self.read(65536), b"")
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class Gateway(_Gateway10):  # type: ignore[misc]
     """cheroot's WSGI 1.0 gateway that also tells the app its socket (so a live stream sees a client leave), and
     that closes the connection after answering a request whose body the app did not read and has not arrived.
@@ -335,10 +421,31 @@ class Gateway(_Gateway10):  # type: ignore[misc]
     thread each for as long as the sender likes. cheroot closes the same way after a 413.
     """
 
+    _reading_for: str | None = None  # the address whose large body this request holds a reader slot for
+
     def get_environ(self) -> dict[str, Any]:
         env: dict[str, Any] = super().get_environ()
         env["becher.socket"] = self.req.conn.socket
+        body = env.get("wsgi.input")
+        if isinstance(body, KnownLengthRFile):
+            rfile = self.req.conn.rfile
+            buffered = len(rfile._read_buf) - rfile._read_pos
+            if body.remaining > buffered:  # part of it is still on the wire: the worker will read it
+                addr = str(self.req.conn.remote_addr)
+                allowed = READERS.take(addr)
+                if allowed:
+                    self._reading_for = addr
+                env["wsgi.input"] = PacedBody(body, allowed)
         return env
+
+    def respond(self) -> Any:
+        try:
+            return super().respond()
+        finally:
+            addr = getattr(self, "_reading_for", None)
+            if addr is not None:
+                self._reading_for = None
+                READERS.give_back(addr)
 
     def start_response(self, status: str, headers: Any, exc_info: Any = None) -> Any:
         result = super().start_response(status, headers, exc_info)
@@ -359,4 +466,3 @@ def install(server: Any, plain_on_tls: Callable[[bytes], bytes] | None = None) -
     with contextlib.suppress(Exception):
         old._selector.close()
     server.gateway = Gateway
-

@@ -15,6 +15,7 @@ import html
 import ipaddress
 import os
 import re
+import shlex
 import signal
 import socket
 import sys
@@ -211,10 +212,44 @@ def print_qr(url: str) -> None:
         segno.make(url, error="m").terminal(compact=True)
 
 
-def print_banner(url: str, https: bool, database: str) -> None:
+def is_loopback(host: str) -> bool:
+    """Whether an address or name is this machine's loopback (127.x, ::1, localhost): no phone reaches it."""
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_warning(host: str, shown: str, port: int, https: bool, db: str | None = None) -> str | None:
+    """Why phones cannot open the printed address, and what to run instead; None when they can.
+
+    A server on loopback (``--host 127.0.0.1``) answers this machine only; one on every address whose machine has
+    no network (``public_host`` fell back to 127.0.0.1) can be reached once the machine joins the table's Wi-Fi.
+    """
+    if not is_loopback(shown):
+        return None
+    if host in ("0.0.0.0", "::", ""):
+        return (
+            "Warning: this machine has no network address, so phones cannot open the link or the code above. "
+            "Connect it to the same Wi-Fi as the phones and start Becher again."
+        )
+    command = "becher serve --host 0.0.0.0" + ("" if port == 8000 else f" --port {port}")
+    command += (" --https" if https else "") + (f" --db {shlex.quote(db)}" if db else "")
+    return (
+        f"Warning: phones cannot open the link or the code above: Becher listens on {host}, which only this "
+        f"machine can reach. To play with phones, stop it (Ctrl+C) and start it with: {command}"
+    )
+
+
+def print_banner(url: str, https: bool, database: str, warning: str | None = None) -> None:
     print(f"Becher is running. Open {url} on the tablet; phones can scan this code:", flush=True)
     with contextlib.suppress(UnicodeEncodeError, OSError):  # a console that cannot draw blocks: the URL is enough
         print_qr(url)
+    if warning:
+        print(warning, flush=True)
     if https:
         print("The certificate is self-signed: each device asks once to trust it.", flush=True)
     print(f"Games are kept in {database}. Stop with Ctrl+C.", flush=True)
@@ -334,7 +369,7 @@ def _serve(
         port = int(server.bind_addr[1])
         url = url_for(shown, port, https)
         app.config["PUBLIC_URL"] = url.rstrip("/")
-    print_banner(url, https, database)
+    print_banner(url, https, database, loopback_warning(host, shown, port, https, args.db))
     app.extensions["becher.readers"].run(photos.warm_up)
 
     def stop(signum: int, frame: Any) -> None:

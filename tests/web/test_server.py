@@ -636,3 +636,26 @@ def test_the_data_folder_and_tls_key_are_private_from_the_start(
     assert done.returncode == 1 and "--port" in done.stderr
     assert data.stat().st_mode & 0o777 == 0o700
     assert (data / "becher.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_server_on_loopback_warns_that_phones_cannot_reach_it_and_says_what_to_run(server: Server) -> None:
+    """The QR code names 127.0.0.1, which a phone would open on itself: the banner says so, with the command."""
+    out = server.stop()
+    assert "phones cannot open the link" in out
+    assert "becher serve --host 0.0.0.0" in out and f"--port {server.port}" in out
+    # after the address line and the code, so whoever reads only the first line still gets the address
+    assert out.index("Open http://127.0.0.1") < out.index("Warning:")
+
+
+def test_the_loopback_warning_names_only_addresses_phones_cannot_reach() -> None:
+    from web.server import loopback_warning
+
+    assert loopback_warning("192.168.1.20", "192.168.1.20", 8000, False) is None
+    assert loopback_warning("0.0.0.0", "10.0.0.7", 8000, False) is None
+    local = loopback_warning("127.0.0.1", "127.0.0.1", 8000, True, "/tmp/my games.sqlite3")
+    assert local is not None and "becher serve --host 0.0.0.0 --https --db '/tmp/my games.sqlite3'" in local
+    assert "--port" not in local  # the default port needs no word
+    for host in ("localhost", "::1", "127.0.0.2"):
+        assert loopback_warning(host, host, 9000, False) is not None
+    no_network = loopback_warning("0.0.0.0", "127.0.0.1", 8000, False)  # listening everywhere, but on no network
+    assert no_network is not None and "Wi-Fi" in no_network and "--host" not in no_network

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_server import Server
+from tests.web.test_server import Server, Session
 
 pytestmark = pytest.mark.slow
 SLOW = 200
@@ -207,4 +207,61 @@ def test_large_bodies_trickling_to_a_refused_route_hold_no_thread(server: Server
         assert b"Connection: close" in answer
     finally:
         for sock in socks:
+            sock.close()
+
+
+def read_answer(sock: socket.socket, timeout: float) -> bytes:
+    sock.settimeout(timeout)
+    answer = b""
+    with contextlib.suppress(ConnectionResetError, TimeoutError, socket.timeout):
+        while chunk := sock.recv(4096):
+            answer += chunk
+    return answer
+
+
+def test_a_joined_device_trickling_large_photos_holds_two_threads_for_a_bounded_time(server: Server) -> None:
+    """The host's own machine may post photos (it owns every game): 5 MB photos sent a byte at a time are read by
+    at most two workers per address (the third is refused at once with 503 busy), and each is dropped with 408 once
+    it falls below the minimum pace; normal requests stay fast throughout, and the address may upload again after."""
+    from web import gate
+
+    game = Session().post(server.base + "/api/games", json={"game": "bone", "players": ["A", "B"]}).json()["game"]
+    head = (
+        f"POST /api/games/{game['id']}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Becher: 1\r\n"
+        "Content-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
+    ).encode()
+    started = time.monotonic()
+    slow = open_slow(server.port, 2, head + b"x" * 1000)
+    try:
+        time.sleep(0.5)  # both are being read by a worker now
+        third = open_slow(server.port, 1, head + b"x" * 1000)[0]
+        answer = read_answer(third, 5)
+        third.close()
+        assert answer.startswith(b"HTTP/1.1 503") and b'"busy"' in answer, answer[:200]
+        times = []
+        answers: dict[int, bytes] = {}
+        while time.monotonic() - started < gate.BODY_GRACE_S + 8 and len(answers) < 2:
+            trickle(slow, b"x")
+            status, took = timed_get(server.port)
+            assert status == 200
+            times.append(took)
+            for i, sock in enumerate(slow):
+                sock.settimeout(0.3)
+                with contextlib.suppress(TimeoutError, socket.timeout, BlockingIOError, ConnectionResetError):
+                    got = sock.recv(4096)
+                    if got:
+                        answers[i] = answers.get(i, b"") + got
+        took_all = time.monotonic() - started
+        assert len(answers) == 2, (answers, took_all)
+        for answer in answers.values():
+            assert answer.startswith(b"HTTP/1.1 408") and b"too slowly" in answer, answer[:200]
+        assert gate.BODY_GRACE_S <= took_all < gate.BODY_GRACE_S + 8
+        assert max(times) < 1.0, times
+        # the slots are free again: the same address uploads a (broken) photo at full speed and gets its answer
+        again = open_slow(server.port, 1, head + b"x" * 5_000_000)[0]
+        answer = read_answer(again, 10)
+        again.close()
+        assert answer.startswith(b"HTTP/1.1 4") and not answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    finally:
+        for sock in slow:
             sock.close()

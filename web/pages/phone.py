@@ -157,6 +157,9 @@ def set_me(game_id: str) -> Response:
 
         try:
             data.store().set_seat(game_id, data.device(), chosen)
+            from web.api import publish_members
+
+            publish_members(game_id)
         except SeatTaken:
             return redirect(url_for("phone.show", game_id=game_id, seat_taken=1), code=303)
     if chosen is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, abort, render_template
 from markupsafe import Markup
 
 from web.pages import data
@@ -34,11 +34,55 @@ class TablePage:
     score_photos: dict[str, str]
     table_dice: tuple[int, ...] = ()
     loopback: bool = False
+    phones: PhonesBox | None = None
 
     @property
     def waiting(self) -> bool:
         """The table is everyone's: it never waits for another player (the shared entry asks)."""
         return False
+
+
+@dataclass(frozen=True)
+class Phone:
+    """A device that joined the game, as the owner sees it: its name (or short id) and the seat it holds."""
+
+    device: str
+    name: str
+    seat: int | None
+    seat_name: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class PhonesBox:
+    """The owner's controls over the phones (``table_phones.html``): whether each phone is bound to the seat it
+    chose, and every joined phone with a way to free its seat or remove it (a phone that left keeps its seat
+    otherwise, and in a game with bound seats nobody else could then play that seat from a phone)."""
+
+    game_id: str
+    bound_seats: bool
+    phones: tuple[Phone, ...]
+    finished: bool
+
+
+def phones_box(game_id: str, game: dict[str, Any], page: GamePage) -> PhonesBox:
+    phones = []
+    for m in data.store().members(game_id):
+        if m["role"] == "owner":
+            continue
+        seat = m["seat"] if isinstance(m["seat"], int) else None
+        player = page.player(seat) if seat is not None else None
+        phones.append(
+            Phone(
+                device=str(m["device"]),
+                name=str(m["name"] or ""),
+                seat=seat,
+                seat_name=player.name if player else "",
+                colour=player.colour if player else "",
+            )
+        )
+    finished = game.get("status") == "finished"
+    return PhonesBox(game_id, bool(game.get("bound_seats")), tuple(phones), finished)
 
 
 def qr_svg(url: str) -> Markup:
@@ -89,6 +133,7 @@ def table_context(game_id: str) -> TablePage:
         score_photos=score_photos(rows, page),
         table_dice=turn_dice(page),
         loopback=is_loopback(url),
+        phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,
     )
 
 
@@ -101,6 +146,16 @@ def show(game_id: str) -> Any:
 def part(game_id: str) -> Any:
     """The live part of the table view, fetched after each change (no page reload, focus kept)."""
     return render_template("table_part.html", ctx=table_context(game_id))
+
+
+@bp.get("/table/<game_id>/phones")
+def phones(game_id: str) -> Any:
+    """The owner's phones box alone, fetched when a phone joins, chooses or leaves a seat (no new game revision)."""
+    loaded = data.load(game_id)
+    if loaded.role != "owner":
+        abort(403)
+    box = phones_box(game_id, loaded.game, build_game_page(loaded.game))
+    return render_template("table_phones.html", box=box)
 
 
 @dataclass(frozen=True)

@@ -165,4 +165,12 @@ def test_board_whole_game(server: str, tablet: Any, phone: Any) -> None:
     expect(tablet.locator(".board .won")).not_to_have_count(0)
     expect(tablet.locator(".slot .order")).to_have_count(18)
     screenshot(tablet, "board-table")
+    # every row's both sides and their hand names fit the card at the tablet's sizes and on a phone-wide table page
+    for width, height in ((1280, 800), (800, 1280), (390, 844)):
+        tablet.set_viewport_size({"width": width, "height": height})
+        overflow = tablet.evaluate(
+            "() => [...document.querySelectorAll('.board-row, .block')].map(e => e.scrollWidth - e.clientWidth)"
+        )
+        assert max(overflow) <= 1, (width, overflow)
+    screenshot(tablet, "board-table-phone-wide")
     wait_revision(tablet, revision(phone))

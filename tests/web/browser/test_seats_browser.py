@@ -53,3 +53,89 @@ def test_a_bound_phone_plays_its_own_seat_and_a_taken_seat_is_refused(
         table_follows(tablet, second)
     finally:
         ctx.close()
+
+
+def test_the_owner_frees_a_left_phones_seat_and_switches_binding_on_the_table_page(
+    server: str, browser: Any, tablet: Any, phone: Any
+) -> None:
+    """A phone that left keeps its seat: the owner frees it on the table page, and may let every phone play every
+    seat (and bind them again) after the game has started, without leaving the score block."""
+    errors: list[str] = []
+    tablet.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    new_game(tablet, server, "bone", ["Anna", "Ben"], bound_seats=True)
+    box = tablet.locator("#phones-box")
+    box.locator("summary").click()
+    expect(box).to_contain_text("No phone has joined yet.")
+    expect(box.locator(".phones-mode")).to_contain_text("Each phone plays only the seat it chose.")
+
+    join(phone, tablet, server)
+    with phone.expect_navigation():
+        phone.locator(".me-pick button", has_text="Anna").click()
+    row = box.locator(".phones-list li")
+    expect(row).to_have_count(1)  # live: the owner touched nothing
+    expect(row.locator(".phone-seat")).to_have_text("Anna")
+    expect(box.locator("summary")).to_contain_text("(1)")
+
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB")
+    second = ctx.new_page()
+    try:
+        join(second, tablet, server)
+        with second.expect_navigation():
+            second.locator(".me-pick button", has_text="Anna").click()
+        expect(second.locator(".me-pick [role=alert]")).to_contain_text("taken by another phone")
+        expect(row).to_have_count(2)
+        # Anna's phone went flat: the owner frees her seat, and the new phone takes it
+        row.filter(has_text="Anna").locator("[data-free-seat]").click()
+        expect(row.first.locator(".phone-seat")).to_have_text("no seat")
+        expect(row.locator("[data-free-seat]")).to_have_count(0)
+        with second.expect_navigation():
+            second.locator(".me-pick button", has_text="Anna").click()
+        expect(second.locator(".phone-turn")).to_contain_text("Your turn, Anna")
+        expect(row.nth(1).locator(".phone-seat")).to_have_text("Anna")
+        screenshot(tablet, "table-phones-box")
+
+        # shared by all, after the start: a phone without a seat may now choose "Shared by all" and play any seat
+        box.locator("[data-bound=false]").click()
+        expect(box.locator(".phones-mode")).to_contain_text("Every phone may play for every seat")
+        expect(box).to_have_attribute("open", "")  # the box stays open while the page follows the game
+        phone.reload()
+        expect(phone.locator(".me-pick button", has_text="Shared by all")).to_have_count(1)
+        throw(phone, [6, 6, 2, 3, 4])  # Anna's turn, from the phone that holds no seat
+        table_follows(tablet, phone)
+        box.locator("[data-bound=true]").click()
+        expect(box.locator(".phones-mode")).to_contain_text("Each phone plays only the seat it chose.")
+        phone.reload()
+        expect(phone.locator(".me-pick button", has_text="Shared by all")).to_have_count(0)
+
+        # a phone that left for good is removed; it no longer counts among the game's phones
+        row.first.locator("[data-remove-phone]").click()
+        expect(row).to_have_count(1)
+        expect(box.locator("summary")).to_contain_text("(1)")
+    finally:
+        ctx.close()
+
+    # the owner's tablet in German: the box in the catalogue's words, and no page wider than the screen
+    german = browser.new_context(viewport=PHONE, locale="de-DE", storage_state=tablet.context.storage_state())
+    try:
+        de = german.new_page()
+        de.goto(tablet.url)
+        de.locator("#phones-box summary").click()
+        expect(de.locator("#phones-box summary")).to_contain_text("Handys und Plätze")
+        expect(de.locator("#phones-box .phones-mode")).to_contain_text("Jedes Handy spielt nur für den Platz")
+        expect(de.locator("[data-free-seat]")).to_have_text("Platz freigeben")
+        assert de.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        screenshot(de, "table-phones-box-de-phone")
+    finally:
+        german.close()
+    assert not errors, errors
+
+
+def test_only_the_owner_gets_the_phones_box(server: str, tablet: Any, phone: Any) -> None:
+    new_game(tablet, server, "classic", ["Anna", "Ben"], bound_seats=True)
+    expect(tablet.locator("#phones-box")).to_have_count(1)
+    join(phone, tablet, server)
+    phone.goto(tablet.url)
+    expect(phone.locator(".block")).to_be_visible()
+    expect(phone.locator("#phones-box")).to_have_count(0)
+    answer = phone.request.get(tablet.url + "/phones")
+    assert answer.status == 403

@@ -189,6 +189,10 @@ const Becher = (() => {
         try { onGame(photo, "photo"); } catch (e) { /* ignored */ }
         document.dispatchEvent(new CustomEvent("becher:photo", { detail: photo }));
       });
+      source.addEventListener("members", () => {
+        // a phone joined, chose or lost a seat: the owner's list of phones changes, the game does not
+        document.dispatchEvent(new CustomEvent("becher:members"));
+      });
       source.addEventListener("deleted", () => { source.close(); window.location.href = "/"; });
       source.addEventListener("error", () => {
         if (state) { state.dataset.state = "lost"; state.textContent = words.offline; }

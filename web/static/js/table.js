@@ -39,4 +39,53 @@
   document.addEventListener("becher:game", () => {
     if (figure) figure.hidden = true;
   });
+
+  /* The owner's phones box: seat binding, and freeing the seat of a phone that left. It sits in the live part, so it
+     is drawn again with every change of the game; that keeps it open if it was, and a change that is no new
+     revision (a phone joined or chose a seat) fetches the box alone. */
+  const gameId = live.dataset.game;
+  let phonesOpen = false;
+  let loading = null;
+  function keepOpen() {
+    const box = document.getElementById("phones-box");
+    if (box && phonesOpen && !box.open) box.open = true;
+  }
+  new MutationObserver(keepOpen).observe(live, { childList: true });
+  live.addEventListener("toggle", (ev) => {
+    if (ev.target.id === "phones-box") phonesOpen = ev.target.open;
+  }, true);
+  async function reloadPhones() {
+    const list = document.getElementById("phones");
+    if (!list) return;
+    while (loading) await loading;
+    loading = (async () => {
+      const res = await fetch(list.dataset.url, { credentials: "same-origin" });
+      if (!res.ok) return;
+      const html = await res.text();
+      const now = document.getElementById("phones");
+      if (!now) return;
+      now.innerHTML = html;
+      const count = document.querySelector("#phones-box summary .muted");
+      if (count) count.textContent = `(${now.querySelectorAll(".phones-list li").length})`;
+    })();
+    try { await loading; } catch (e) { /* offline: the box shows what it had */ } finally { loading = null; }
+  }
+  document.addEventListener("becher:members", reloadPhones);
+  live.addEventListener("click", async (ev) => {
+    const btn = ev.target.closest("[data-bound], [data-free-seat], [data-remove-phone]");
+    if (!btn || !btn.closest("#phones")) return;
+    btn.disabled = true;
+    try {
+      if (btn.dataset.bound) {
+        await Becher.api("POST", `/api/games/${gameId}/access`, { bound_seats: btn.dataset.bound === "true" });
+      } else if (btn.dataset.freeSeat) {
+        await Becher.api("POST", `/api/games/${gameId}/seat`, { device: btn.dataset.freeSeat, seat: null });
+      } else {
+        await Becher.api("DELETE", `/api/games/${gameId}/members/${encodeURIComponent(btn.dataset.removePhone)}`);
+      }
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+    }
+    await reloadPhones();
+  });
 })();
