@@ -319,6 +319,8 @@ def sha256(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.keep_detector and not (args.out / DETECTOR_FILE).is_file():
+        raise state.StateError(f"--keep-detector keeps {args.out / DETECTOR_FILE}, which is not there: copy one in.")
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
     if args.quick:
