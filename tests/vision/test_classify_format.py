@@ -73,5 +73,5 @@ def test_a_colour_model_of_another_size_reads_colour_crops_of_its_size(tmp_path:
 
 
 def test_a_model_whose_metadata_contradicts_its_input_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="liar.onnx: its metadata says 1 x 48 px crops"):
+    with pytest.raises(ValueError, match=r"liar\.onnx: its metadata says 1 x 48 px crops"):
         Classifier(_colour_model(tmp_path / "liar.onnx", 48, channels_meta=1))
