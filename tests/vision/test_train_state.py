@@ -5,12 +5,16 @@ fits the repository's budget, and EfficientNet-Lite0 starts from the wheel's Ima
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision.train.data import BACKGROUND, CLASS_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _patches(n: int = 40) -> list:  # type: ignore[type-arg]
@@ -118,3 +122,25 @@ def test_the_imagenet_weights_load_into_our_lite0() -> None:
     fresh = lite0.load_imagenet(grey)
     assert "stem.0.weight" not in fresh and "blocks.4.dw.0.weight" not in fresh and "head.0.weight" in fresh
     torch.testing.assert_close(grey.state_dict()["stem.0.weight"], raw["_conv_stem.weight"].sum(1, keepdim=True))
+
+
+def _train_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vision.train", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_the_command_refuses_to_overwrite_an_unfinished_run_and_to_resume_none(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    empty = tmp_path / "empty"
+    r = _train_cli("--resume", "--state", str(empty))
+    assert r.returncode != 0 and "holds no run to resume" in r.stderr
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "args.json").write_text(json.dumps({"out": str(tmp_path / "out"), "seed": 5}), encoding="utf-8")
+    (busy / "classifier.pt").write_bytes(b"a checkpoint")
+    r = _train_cli("--state", str(busy), "--out", str(tmp_path / "other"), "--keep-detector")
+    assert r.returncode != 0 and "holds an unfinished run: continue it with --resume" in r.stderr
+    assert (busy / "classifier.pt").read_bytes() == b"a checkpoint"  # refused, and nothing changed
+    r = _train_cli("--state", str(busy), "--checkpoint-every", "3600")
+    assert r.returncode != 0 and "at most 900 s" in r.stderr

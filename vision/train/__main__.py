@@ -284,10 +284,14 @@ def main() -> None:
 # options that steer this invocation, not the run: they are not stored with it, and --resume takes them from the
 # command line
 RUN_CONTROL = ("state", "resume", "checkpoint_every", "stop_after")
+RUN_DONE = "run.done"  # written when a run has ended: a fresh one may then reuse its state folder
 
 
 def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse.Namespace:
     """The run's arguments: stored in the state folder on a fresh start, read back from it by ``--resume``."""
+    if args.calibrate_only:
+        args.state = None  # nothing to checkpoint: a calibration takes minutes and leaves any run in --state alone
+        return args
     folder: Path = args.state
     stored = folder / state.ARGS
     if args.checkpoint_every > state.EVERY_S:
@@ -302,13 +306,14 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         for k, v in saved.items():
             setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
         return args
-    if stored.is_file() and any(folder.glob("*.pt")):
+    if stored.is_file() and any(folder.glob("*.pt")) and not (folder / RUN_DONE).is_file():
         raise state.StateError(
-            f"{folder} holds a run: continue it with --resume, or pass another --state (or delete that folder)."
+            f"{folder} holds an unfinished run: continue it with --resume, or pass another --state (or delete that "
+            "folder)."
         )
     folder.mkdir(parents=True, exist_ok=True)
     for old in (*folder.glob("*.pt"), *folder.glob("*.done")):
-        old.unlink()
+        old.unlink()  # a finished run's: its models are exported
     keep = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k not in RUN_CONTROL}
     stored.write_text(json.dumps(keep, indent=1), encoding="utf-8")
     return args
@@ -442,6 +447,8 @@ def run(args: argparse.Namespace) -> None:
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})
     if not args.no_calibrate:
         print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold)), flush=True)
+    if args.state is not None:
+        (args.state / RUN_DONE).write_text(time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), encoding="utf-8")
     print(
         f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"
     )
