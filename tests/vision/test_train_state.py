@@ -87,6 +87,13 @@ def test_the_compact_copy_unpacks_to_a_run_that_continues_closely(tmp_path: Path
     again = tmp_path / "again"
     args = state.unpack(packed, again)
     assert args == {"out": str(out), "seed": 3}
+    # the detector the run's patches were labelled with travels along, to the run's --out or another
+    out.mkdir()
+    (out / "dice-detector.onnx").write_bytes(b"the detector")
+    state.pack(folder, packed)
+    elsewhere = tmp_path / "elsewhere"
+    assert state.unpack(packed, tmp_path / "third", out_dir=elsewhere)["out"] == str(elsewhere)
+    assert (elsewhere / "dice-detector.onnx").read_bytes() == b"the detector"
     ck = torch.load(again / "classifier.pt", weights_only=False)
     assert ck["step"] == 5 and all(v.dtype != torch.float16 for v in ck["model"].values())
     resumed = _weights(classifier.train(_patches(), **kw, phase=state.Phase(again, "classifier")))

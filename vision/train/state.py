@@ -265,7 +265,7 @@ def _widen(obj: Any) -> Any:
 
 def pack(folder: Path, to: Path) -> int:
     """The state folder's run in one file: args, finished phases, the phase in progress at reduced precision, and the
-    detector file it was made with where the classifier's patches need it. Returns the file's size in bytes."""
+    detector file in the run's ``--out`` (the classifier's patches are labelled by it). Returns the size in bytes."""
     args_file = folder / ARGS
     if not args_file.is_file():
         raise StateError(f"{folder} holds no run ({ARGS} missing): nothing to pack.")
@@ -281,7 +281,7 @@ def pack(folder: Path, to: Path) -> int:
         out["phases"][ck_file.stem] = ck
     for name in ("dice-detector.onnx",):
         f = Path(out["args"].get("out", "")) / name
-        if f.is_file() and "detector" in out["done"]:
+        if f.is_file():  # trained by this run or kept (--keep-detector): the classifier's patches are labelled by it
             out.setdefault("files", {})[name] = f.read_bytes()
     buf = io.BytesIO()
     torch.save(out, buf)
