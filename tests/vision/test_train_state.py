@@ -151,3 +151,29 @@ def test_the_command_refuses_to_overwrite_an_unfinished_run_and_to_resume_none(t
     assert (busy / "classifier.pt").read_bytes() == b"a checkpoint"  # refused, and nothing changed
     r = _train_cli("--state", str(busy), "--checkpoint-every", "3600")
     assert r.returncode != 0 and "at most 900 s" in r.stderr
+
+
+def test_a_polite_kill_ends_the_step_and_leaves_a_checkpoint(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import os
+    import signal
+
+    from vision.train.state import Phase, Stopped, run_phase
+
+    net = torch.nn.Linear(3, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 100)
+    data = torch.utils.data.TensorDataset(torch.randn(40, 3), torch.randint(0, 2, (40,)))
+    seen = []
+
+    def step(xy):  # type: ignore[no-untyped-def]
+        seen.append(len(seen))
+        if len(seen) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` would, in the middle of the third step
+        return torch.nn.functional.cross_entropy(net(xy[0]), xy[1]), None
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Stopped, match=r"after step 3/10 \(signal 15\)"):
+        run_phase(Phase(tmp_path, "p"), net, opt, sched, data, 4, 10, step, log=False)
+    assert torch.load(tmp_path / "p.pt", weights_only=False)["step"] == 3
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is the caller's again

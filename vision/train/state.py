@@ -24,7 +24,9 @@ import io
 import json
 import os
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -202,6 +204,35 @@ def run_phase(
     )
     prog = Progress(phase.name, total, start, log)
     last_save = time.time()
+    # a polite kill (SIGTERM, Ctrl-C) ends the step in progress and writes a checkpoint: nothing done is lost
+    asked: list[int] = []
+    old_handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    if threading.current_thread() is threading.main_thread() and phase.path is not None:
+        for sig in old_handlers:
+            signal.signal(sig, lambda signum, _frame: asked.append(signum))
+    try:
+        _steps(phase, model, opt, sched, loader, start, total, step_fn, prog, last_save, log_every, validate, asked)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            for sig, handler in old_handlers.items():
+                signal.signal(sig, handler)
+
+
+def _steps(
+    phase: Phase,
+    model: torch.nn.Module,
+    opt: torch.optim.Optimizer,
+    sched: Any,
+    loader: torch.utils.data.DataLoader[Any],
+    start: int,
+    total: int,
+    step_fn: Callable[[Any], tuple[torch.Tensor, float | None]],
+    prog: Progress,
+    last_save: float,
+    log_every: int,
+    validate: Callable[[], str] | None,
+    asked: list[int],
+) -> None:
     model.train()
     step = start
     batches: Iterator[Any] = iter(loader)
@@ -213,7 +244,7 @@ def run_phase(
         sched.step()
         prog.update(step, float(loss.detach()), acc)
         end = step + 1 == total
-        stop = phase.stop_after is not None and step + 1 >= phase.stop_after and not end
+        stop = (bool(asked) or (phase.stop_after is not None and step + 1 >= phase.stop_after)) and not end
         due = time.time() - last_save >= phase.every_s
         if (due or end) and validate is not None:
             model.eval()
@@ -226,7 +257,8 @@ def run_phase(
             last_save = time.time()
         if stop:
             del batches
-            raise Stopped(f"{phase.name} stopped after step {step + 1}/{total}; --resume continues it.")
+            why = f" (signal {asked[0]})" if asked else ""
+            raise Stopped(f"{phase.name} stopped after step {step + 1}/{total}{why}; --resume continues it.")
     phase.save(total, total, model, opt, sched, {})
 
 
