@@ -272,6 +272,10 @@ def main() -> None:
         "--stop-after", type=int, default=None, help="stop the phase in progress after this many of its steps"
     )
     args = ap.parse_args()
+    if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
+        ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
+    if args.cls_arch == "lite0" and args.cls_init is not None:
+        ap.error("--cls-init fine-tunes the small classifier; a Lite0 run continues with --resume")
     try:
         args = run_args(args, ap.parse_args([]))
         run(args)
