@@ -178,3 +178,25 @@ def test_a_polite_kill_ends_the_step_and_leaves_a_checkpoint(tmp_path: Path) -> 
         run_phase(Phase(tmp_path, "p"), net, opt, sched, data, 4, 10, step, log=False)
     assert torch.load(tmp_path / "p.pt", weights_only=False)["step"] == 3
     assert signal.getsignal(signal.SIGTERM) == before  # the handler is the caller's again
+
+
+def test_the_progress_lines_give_step_loss_validation_and_time_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from vision.train import detector
+    from vision.train.data import Sample
+
+    img = np.random.default_rng(0).integers(0, 255, (160, 160, 3), dtype=np.uint8)
+    s = Sample("photo", img, np.array([[80.0, 80.0]], np.float32), np.array([40.0], np.float32), np.array([2]), "pip")
+    detector.train([s], 3, 0, batch=2, out=64, val=[s], phase=state_phase(tmp_path))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("detector step 1/3 loss ")
+    last = lines[-1]
+    assert last.startswith("detector step 3/3 loss ") and " val loss " in last and "left 0.0 min" in last
+
+
+def state_phase(folder: Path):  # type: ignore[no-untyped-def]
+    from vision.train.state import Phase
+
+    return Phase(folder, "detector")

@@ -380,6 +380,7 @@ def run(args: argparse.Namespace) -> None:
             init=args.det_init,
             photo_weight=args.det_photo_weight,
             phase=det_phase,
+            val=val,
         )
         export(
             det_train.Exportable(det),

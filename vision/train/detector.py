@@ -162,9 +162,11 @@ def train(
     init: Path | None = None,
     photo_weight: float = 1.0,
     phase: Phase | None = None,
+    val: list[Sample] | None = None,
 ) -> Detector:
     """``init``: an exported detector to fine-tune instead of starting afresh; ``photo_weight``: how much more often a
-    photo is drawn than a render; ``phase``: where to checkpoint and resume from."""
+    photo is drawn than a render; ``phase``: where to checkpoint and resume from; ``val``: validation images, whose
+    loss on 128 fixed patches the progress lines show."""
     torch.manual_seed(seed)
     net = from_onnx(init) if init else Detector()
     model = Exportable(net).to(device)
@@ -175,6 +177,28 @@ def train(
     def step(xt: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, None]:
         return loss_fn(model(xt[0].to(device, non_blocking=True)), xt[1].to(device, non_blocking=True)), None
 
-    run_phase(phase or Phase(None, "detector"), model, opt, sched, data, batch, iters, step, workers, device, log)
+    held = ExampleSet(val, 128, seed + 1, out) if val else None
+    fixed = [held[k] for k in range(len(held))] if held else []
+
+    def validate() -> str:
+        with torch.no_grad():
+            x = torch.from_numpy(np.stack([f[0] for f in fixed])).to(device)
+            t = torch.from_numpy(np.stack([f[1] for f in fixed])).to(device)
+            return f"loss {float(loss_fn(model(x), t)):.3f}"
+
+    run_phase(
+        phase or Phase(None, "detector"),
+        model,
+        opt,
+        sched,
+        data,
+        batch,
+        iters,
+        step,
+        workers,
+        device,
+        log,
+        validate=validate if fixed else None,
+    )
     net.cpu().eval()  # in place: the module itself, typed as ours
     return net
