@@ -1,6 +1,7 @@
 """Where the dice reader's errors come from: ``python benchmarks/read_errors.py [--models DIR]``.
 
-For each set's ``test`` rows (and rendered poker test scenes) it prints the detector's own precision and recall (each
+For each set's ``test`` rows (``--split val`` or ``train``: the rows a model may be chosen on; rendered poker test
+scenes only with the test rows) it prints the detector's own precision and recall (each
 candidate matched to the nearest labelled die within half its side), the classifier's accuracy on crops of the
 labelled dice (the detector taken out of the question) and on the dice the detector found, how far the detector's
 side is off, and the most common confusions. The answer tells which of the two models to work on.
@@ -30,7 +31,8 @@ def faces_of(kind: str) -> list[str]:
     return ["1", "2", "3", "4", "5", "6"] if kind == "pip" else ["9", "10", "J", "Q", "K", "A"]
 
 
-def diagnose(reader: DiceReader, name: str, samples: list[Sample]) -> None:
+def diagnose(reader: DiceReader, name: str, samples: list[Sample], turns: int | None = None) -> None:
+    """``turns``: views per labelled crop (None: as the reader reads, its own turns and more for a crop in doubt)."""
     tp = fp = fn = 0
     crop_right = crop_n = det_right = 0
     ratios: list[float] = []
@@ -41,7 +43,8 @@ def diagnose(reader: DiceReader, name: str, samples: list[Sample]) -> None:
         want = s.classes - offset
         if len(s.centres):
             truth = Candidates(s.centres, s.sides, np.ones(len(s.sides), np.float32))
-            pred = kind_probs(reader.classifier.logits(s.img, truth), s.kind, reader.classifier.temperature).argmax(1)
+            logits = reader.classifier.logits(s.img, truth, turns)
+            pred = kind_probs(logits, s.kind, reader.classifier.temperature).argmax(1)
             crop_right += int((pred == want).sum())
             crop_n += len(want)
             confusions.update((names[a], names[b]) for a, b in zip(want, pred, strict=True) if a != b)
@@ -80,16 +83,21 @@ def main() -> int:
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
     ap.add_argument("--models", type=Path, default=None, help="model folder (default: models/)")
     ap.add_argument("--poker-scenes", type=int, default=120, help="rendered poker test scenes")
+    ap.add_argument(
+        "--split", choices=("test", "val", "train"), default="test", help="photo rows (val, train: to choose on)"
+    )
+    ap.add_argument("--sets", nargs="*", default=None, help="only these photo sets")
+    ap.add_argument("--one-view", action="store_true", help="labelled crops read in one view, no second look")
     args = ap.parse_args()
     reader = DiceReader(args.models)
-    for set_name in PHOTO_SETS:
+    for set_name in args.sets or PHOTO_SETS:
         folder = args.photos / set_name
         if not (folder / "labels.csv").is_file():
             print(f"{set_name}: not found under {args.photos}")
             continue
-        rows = [it for it in load_labels(folder) if it.split == "test"]
-        diagnose(reader, set_name, [to_sample(it) for it in rows])
-    if args.poker_scenes:
+        rows = [it for it in load_labels(folder) if it.split == args.split]
+        diagnose(reader, f"{set_name} ({args.split})", [to_sample(it) for it in rows], 1 if args.one_view else None)
+    if args.poker_scenes and args.split == "test":
         diagnose(reader, "synth-poker-test", synth_samples(args.poker_scenes, "poker", POKER_TEST_SEED, split="test"))
     return 0
 

@@ -75,13 +75,27 @@ def to_input(crops: np.ndarray, channels: int = 1) -> np.ndarray:
     return np.ascontiguousarray(((f - mu[..., None]) / sd[..., None]).transpose(0, 3, 1, 2))
 
 
+def crop_format(meta: dict[str, str], shape: list[int | str | None], source: str) -> tuple[int, int]:
+    """(channels, crop side) of a classifier: from its metadata (``channels``, ``input_size``), else from its input's
+    shape, so that a grey model and a colour one (of any crop size) both read; a file whose metadata and graph
+    disagree is refused rather than fed the wrong crops."""
+    graph_c = shape[1] if len(shape) == 4 and isinstance(shape[1], int) else None
+    graph_s = shape[2] if len(shape) == 4 and isinstance(shape[2], int) else None
+    channels = int(meta.get("channels", graph_c or 1))
+    size = int(meta.get("input_size", graph_s or 32))
+    if channels not in (1, 3):
+        raise ValueError(f"{source}: a classifier reads grey (1) or BGR (3) crops, not {channels} channels.")
+    if (graph_c is not None and graph_c != channels) or (graph_s is not None and graph_s != size):
+        raise ValueError(f"{source}: its metadata says {channels} x {size} px crops, its input is {shape[1:]}.")
+    return channels, size
+
+
 class Classifier:
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
         meta = self.sess.get_modelmeta().custom_metadata_map
         self.class_names: list[str] = json.loads(meta["class_names"])
         self.columns = rank_columns(self.class_names, path.name)
-        self.size = int(meta.get("input_size", "32"))
         self.context = float(meta.get("context", "1.25"))
         self.margin = float(meta.get("context_px", "0"))  # px added to each crop's side; none before stop 20
         self.temperature = float(meta.get("temperature", "1.0"))
@@ -94,8 +108,7 @@ class Classifier:
         self.turns = int(meta.get("turns", "1"))
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
-        shape = self.sess.get_inputs()[0].shape
-        self.channels = shape[1] if isinstance(shape[1], int) else 1  # grey crops, or colour (BGR)
+        self.channels, self.size = crop_format(meta, self.sess.get_inputs()[0].shape, path.name)
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""

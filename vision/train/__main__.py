@@ -8,6 +8,7 @@ temperature, detector threshold and the confidence under which a die is flagged 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import math
@@ -25,7 +26,7 @@ import torch
 from vision.classify import confidence, fit_confidence, is_die, keep_fit, operating_point
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
 from vision.synth.faces import FONT_PACKAGES, missing_fonts
-from vision.train import augment
+from vision.train import augment, state
 from vision.train import classifier as cls_train
 from vision.train import detector as det_train
 from vision.train.candidates import detector_patches, match
@@ -259,7 +260,76 @@ def main() -> None:
         help="how much more a detection on a rendered side face costs the detector than one elsewhere (1: as before)",
     )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
+    ap.add_argument("--cls-arch", default="small", choices=("small", "lite0"), help="the classifier network")
+    ap.add_argument("--cls-blocks", type=int, default=16, help="lite0: how many of its 16 blocks to keep")
+    ap.add_argument("--no-pretrained", action="store_true", help="lite0: start from random weights, not ImageNet's")
+    ap.add_argument("--state", type=Path, default=state.STATE_DIR, help="checkpoint folder (git-ignored)")
+    ap.add_argument("--resume", action="store_true", help="continue the run in --state with its own arguments")
+    ap.add_argument(
+        "--checkpoint-every", type=float, default=state.EVERY_S, help="seconds between checkpoints (at most 900)"
+    )
+    ap.add_argument(
+        "--stop-after", type=int, default=None, help="stop the phase in progress after this many of its steps"
+    )
     args = ap.parse_args()
+    if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
+        ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
+    if args.cls_arch == "lite0" and args.cls_init is not None:
+        ap.error("--cls-init fine-tunes the small classifier; a Lite0 run continues with --resume")
+    try:
+        args = run_args(args, ap.parse_args([]))
+        run(args)
+    except state.Stopped as e:
+        print(e, flush=True)
+    except state.StateError as e:
+        raise SystemExit(f"error: {e}") from None
+
+
+# options that steer this invocation, not the run: they are not stored with it, and --resume takes them from the
+# command line
+RUN_CONTROL = ("state", "resume", "checkpoint_every", "stop_after")
+RUN_DONE = "run.done"  # written when a run has ended: a fresh one may then reuse its state folder
+
+
+def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse.Namespace:
+    """The run's arguments: stored in the state folder on a fresh start, read back from it by ``--resume``."""
+    if args.calibrate_only:
+        args.state = None  # nothing to checkpoint: a calibration takes minutes and leaves any run in --state alone
+        return args
+    folder: Path = args.state
+    stored = folder / state.ARGS
+    if args.checkpoint_every > state.EVERY_S:
+        raise state.StateError(f"--checkpoint-every is at most {state.EVERY_S:.0f} s, not {args.checkpoint_every}.")
+    if args.resume:
+        if not stored.is_file():
+            raise state.StateError(f"{folder} holds no run to resume ({state.ARGS} missing).")
+        ignored = [k for k, v in vars(args).items() if k not in RUN_CONTROL and v != getattr(defaults, k)]
+        if ignored:
+            print(f"resuming with the run's own arguments; ignored: {', '.join('--' + k for k in ignored)}")
+        saved = json.loads(stored.read_text(encoding="utf-8"))
+        for k, v in saved.items():
+            setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
+        return args
+    if stored.is_file() and any(folder.glob("*.pt")) and not (folder / RUN_DONE).is_file():
+        raise state.StateError(
+            f"{folder} holds an unfinished run: continue it with --resume, or pass another --state (or delete that "
+            "folder)."
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in (*folder.glob("*.pt"), *folder.glob("*.done")):
+        old.unlink()  # a finished run's: its models are exported
+    keep = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k not in RUN_CONTROL}
+    stored.write_text(json.dumps(keep, indent=1), encoding="utf-8")
+    return args
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.keep_detector and not (args.out / DETECTOR_FILE).is_file():
+        raise state.StateError(f"--keep-detector keeps {args.out / DETECTOR_FILE}, which is not there: copy one in.")
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
     if args.quick:
@@ -292,7 +362,12 @@ def main() -> None:
         )
     print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    if not args.calibrate_only and not args.keep_detector:
+    det_phase = state.Phase(args.state, "detector", args.checkpoint_every, args.stop_after)
+    cls_phase = state.Phase(args.state, "classifier", args.checkpoint_every, args.stop_after)
+    det_done = det_phase.done()
+    if det_done and (args.out / DETECTOR_FILE).is_file() and sha256(args.out / DETECTOR_FILE) == det_done["sha256"]:
+        print(f"detector: done in an earlier session ({args.out / DETECTOR_FILE})", flush=True)
+    elif not args.calibrate_only and not args.keep_detector:
         det = det_train.train(
             train,
             args.det_iters,
@@ -304,6 +379,8 @@ def main() -> None:
             lr=args.det_lr,
             init=args.det_init,
             photo_weight=args.det_photo_weight,
+            phase=det_phase,
+            val=val,
         )
         export(
             det_train.Exportable(det),
@@ -320,7 +397,10 @@ def main() -> None:
                 "seed": args.seed,
             },
         )
-    if not args.calibrate_only and not args.keep_classifier:
+        det_phase.mark_done({"sha256": sha256(args.out / DETECTOR_FILE)})
+    if cls_phase.done() and (args.out / CLASSIFIER_FILE).is_file():
+        print(f"classifier: done in an earlier session ({args.out / CLASSIFIER_FILE})", flush=True)
+    elif not args.calibrate_only and not args.keep_classifier:
         patches = cls_train.patches_from(train, rng, photo_weight=args.photo_weight)
         found = detector_patches(args.out, train, jobs, args.photo_weight)
         n_bg = sum(p.cls == BACKGROUND for p in found)
@@ -344,6 +424,11 @@ def main() -> None:
             init=args.cls_init,
             epoch_size=args.cls_epoch_size,
             channels=3 if args.cls_colour else None,
+            arch=args.cls_arch,
+            blocks=args.cls_blocks,
+            phase=cls_phase,
+            val=cls_train.val_crops(cls_train.patches_from(val, np.random.default_rng(args.seed + 1))),
+            pretrained=not args.no_pretrained,
         )
         colour = cls_train.in_channels(net) == 3
         export(
@@ -358,12 +443,17 @@ def main() -> None:
                 "input_size": cls_train.CROP,
                 "context": cls_train.CONTEXT,
                 "context_px": cls_train.CONTEXT_PX,
+                "channels": 3 if colour else 1,
+                "arch": args.cls_arch if args.cls_arch == "small" else f"lite0-{args.cls_blocks}",
                 "input": f"{'BGR' if colour else 'grey'} crops standardised by their grey level, N x C x S x S",
                 "seed": args.seed,
             },
         )
+        cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})
     if not args.no_calibrate:
         print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold)), flush=True)
+    if args.state is not None:
+        (args.state / RUN_DONE).write_text(time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), encoding="utf-8")
     print(
         f"done in {time.time() - t0:.0f}s; {math.fsum(p.stat().st_size for p in args.out.glob('*.onnx')) / 1e6:.2f} MB"
     )

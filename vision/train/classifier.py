@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -20,9 +19,11 @@ from torch.nn import functional as F
 
 from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
+from vision.train import lite0
 from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
+from vision.train.state import Phase, run_phase
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
 CONTEXT = 1.2  # crop side / die side, as the reader crops around a detection
@@ -193,9 +194,53 @@ def _input_channels(proto: onnx.ModelProto) -> int:
     return int(proto.graph.input[0].type.tensor_type.shape.dim[1].dim_value) or 1
 
 
-def in_channels(net: Classifier) -> int:
+def build(
+    arch: str,
+    width: tuple[int, int, int, int] = (16, 32, 64, 96),
+    channels: int | None = None,
+    init: Path | None = None,
+    blocks: int = lite0.ALL_BLOCKS,
+    pretrained: bool = True,
+) -> nn.Module:
+    """A classifier to train: ``small`` (ours, from scratch or ``init``) or ``lite0`` (EfficientNet-Lite0's first
+    ``blocks`` blocks, from ImageNet unless ``pretrained`` is False; colour unless ``channels`` says 1)."""
+    if arch == "lite0":
+        if init is not None:
+            raise ValueError("--cls-init fine-tunes the small classifier; a Lite0 run continues with --resume.")
+        net = lite0.Lite0(len(CLASS_NAMES), blocks, channels or 3)
+        if pretrained:
+            lite0.load_imagenet(net)
+        return net
+    if arch != "small":
+        raise ValueError(f"unknown classifier {arch!r}: small or lite0.")
+    return from_onnx(init, channels) if init else Classifier(len(CLASS_NAMES), width, channels=channels or 1)
+
+
+def first_conv(net: nn.Module) -> nn.Conv2d:
+    return next(m for m in net.modules() if isinstance(m, nn.Conv2d))
+
+
+def in_channels(net: nn.Module) -> int:
     """1 for a grey model, 3 for a colour one."""
-    return int(cast(nn.Conv2d, cast(nn.Sequential, net.body[0])[0]).in_channels)
+    return int(first_conv(net).in_channels)
+
+
+def val_crops(patches: list[Patch], limit: int = 3000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Held-back crops, cut as the reader cuts them (no augmentation), for the progress lines' validation figure."""
+    rng = np.random.default_rng(seed)
+    pick = rng.permutation(len(patches))[:limit]
+    crops = np.stack([make_crop(patches[k], rng, train=False) for k in pick])
+    return crops, np.array([patches[k].cls for k in pick], np.int64)
+
+
+def accuracy(net: nn.Module, crops: np.ndarray, labels: np.ndarray, batch: int = 500) -> float:
+    """Share of crops read as the right face (printings as their face), one view."""
+    x = to_input(crops, in_channels(net))
+    with torch.no_grad():
+        pred = np.concatenate(
+            [net(torch.from_numpy(x[k : k + batch])).argmax(1).numpy() for k in range(0, len(x), batch)]
+        )
+    return float((rank_class(pred) == rank_class(labels)).mean())
 
 
 def train(
@@ -211,52 +256,52 @@ def train(
     init: Path | None = None,
     epoch_size: int = 0,
     channels: int | None = None,
-) -> Classifier:
+    arch: str = "small",
+    blocks: int = lite0.ALL_BLOCKS,
+    phase: Phase | None = None,
+    val: tuple[np.ndarray, np.ndarray] | None = None,
+    pretrained: bool = True,
+) -> nn.Module:
     """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
-    per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey)."""
+    per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey for ``small`` and
+    colour for ``lite0``); ``phase``: where to checkpoint and resume from (``Stopped`` at its ``stop_after``);
+    ``val``: crops and labels whose accuracy the progress lines show."""
     torch.manual_seed(seed)
-    net = from_onnx(init, channels) if init else Classifier(len(CLASS_NAMES), width, channels=channels or 1)
+    net = build(arch, width, channels, init, blocks, pretrained)
     net.to(device)
     data = CropSet(patches, epochs, seed, epoch_size, in_channels(net))
-    per_epoch = data.order.shape[1]
-    loader = torch.utils.data.DataLoader(
-        data,
-        batch_size=batch,
-        shuffle=False,
-        num_workers=workers,
-        persistent_workers=False,
-        prefetch_factor=4 if workers else None,
-        pin_memory=device != "cpu",
-    )
-    steps = len(loader)
-    first = cast(nn.Conv2d, cast(nn.Sequential, net.body[0])[0])
+    steps = math.ceil(len(data) / batch)
+    first = first_conv(net)
     rest = [p for p in net.parameters() if all(p is not q for q in first.parameters())]
     # a grey model widened to colour has no colour in its first layer yet: it learns it ten times faster
     boost = 10.0 if init and channels == 3 and from_onnx_channels(init) == 1 else 1.0
     groups = [{"params": list(first.parameters()), "lr": lr * boost}, {"params": rest, "lr": lr}]
     opt = torch.optim.AdamW(groups, lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[lr * boost, lr], total_steps=steps, pct_start=0.15)
-    t0 = time.time()
-    tot, correct, seen, done = 0.0, 0, 0, 0
-    net.train()
-    for x, y in loader:
-        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+
+    def step(xy: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, float]:
+        x, y = xy[0].to(device, non_blocking=True), xy[1].to(device, non_blocking=True)
         logits = net(x)
-        loss = F.cross_entropy(logits, y, label_smoothing=0.05)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        tot += float(loss.detach()) * len(y)
-        correct += int((logits.argmax(1) == y).sum())
-        seen += len(y)
-        done += len(y)
-        if log and (done % per_epoch < len(y) or done == len(data)):
-            print(
-                f"classifier epoch {(done - len(y)) // per_epoch} loss {tot / seen:.3f} acc {correct / seen:.3f} "
-                f"{time.time() - t0:.0f}s",
-                flush=True,
-            )
-            tot, correct, seen = 0.0, 0, 0
+        return F.cross_entropy(logits, y, label_smoothing=0.05), float((logits.argmax(1) == y).float().mean())
+
+    def validate() -> str:
+        assert val is not None
+        return f"{accuracy(net.cpu(), *val):.4f}" if device == "cpu" else f"{accuracy(net, *val):.4f}"
+
+    run_phase(
+        phase or Phase(None, "classifier"),
+        net,
+        opt,
+        sched,
+        data,
+        batch,
+        steps,
+        step,
+        workers=workers,
+        device=device,
+        log=log,
+        log_every=max(1, data.order.shape[1] // batch // 4),
+        validate=validate if val is not None and device == "cpu" else None,
+    )
     net.cpu().eval()  # in place: the module itself, typed as ours
     return net

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import cast
 
@@ -19,6 +18,7 @@ from torch.nn import functional as F
 from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import Sample, source_weight
 from vision.train.models import Detector
+from vision.train.state import Phase, run_phase
 
 STRIDE = 4
 LONG_SIDE = 416  # inference resizes the image's long side to this
@@ -161,38 +161,44 @@ def train(
     lr: float = 3e-3,
     init: Path | None = None,
     photo_weight: float = 1.0,
+    phase: Phase | None = None,
+    val: list[Sample] | None = None,
 ) -> Detector:
     """``init``: an exported detector to fine-tune instead of starting afresh; ``photo_weight``: how much more often a
-    photo is drawn than a render."""
+    photo is drawn than a render; ``phase``: where to checkpoint and resume from; ``val``: validation images, whose
+    loss on 128 fixed patches the progress lines show."""
     torch.manual_seed(seed)
     net = from_onnx(init) if init else Detector()
     model = Exportable(net).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=iters, pct_start=0.1)
-    loader = torch.utils.data.DataLoader(
-        ExampleSet(
-            samples,
-            iters * batch,
-            seed,
-            out,
-            np.array([source_weight(s, photo_weight) for s in samples]),
-        ),
-        batch_size=batch,
-        num_workers=workers,
-        prefetch_factor=4 if workers else None,
-        pin_memory=device != "cpu",
+    data = ExampleSet(samples, iters * batch, seed, out, np.array([source_weight(s, photo_weight) for s in samples]))
+
+    def step(xt: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, None]:
+        return loss_fn(model(xt[0].to(device, non_blocking=True)), xt[1].to(device, non_blocking=True)), None
+
+    held = ExampleSet(val, 128, seed + 1, out) if val else None
+    fixed = [held[k] for k in range(len(held))] if held else []
+
+    def validate() -> str:
+        with torch.no_grad():
+            x = torch.from_numpy(np.stack([f[0] for f in fixed])).to(device)
+            t = torch.from_numpy(np.stack([f[1] for f in fixed])).to(device)
+            return f"loss {float(loss_fn(model(x), t)):.3f}"
+
+    run_phase(
+        phase or Phase(None, "detector"),
+        model,
+        opt,
+        sched,
+        data,
+        batch,
+        iters,
+        step,
+        workers,
+        device,
+        log,
+        validate=validate if fixed else None,
     )
-    t0 = time.time()
-    run = 0.0
-    model.train()
-    for it, (x, t) in enumerate(loader):
-        loss = loss_fn(model(x.to(device, non_blocking=True)), t.to(device, non_blocking=True))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        run = 0.98 * run + 0.02 * float(loss.detach()) if it else float(loss.detach())
-        if log and (it % 100 == 0 or it == iters - 1):
-            print(f"detector it {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
     net.cpu().eval()  # in place: the module itself, typed as ours
     return net

