@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -192,7 +192,7 @@ def run_phase(
     if start >= total:
         return
     loader = torch.utils.data.DataLoader(
-        torch.utils.data.Subset(data, range(start * batch, min(total * batch, len(data)))),  # type: ignore[arg-type]
+        torch.utils.data.Subset(cast(Any, data), range(start * batch, min(total * batch, len(cast(Any, data))))),
         batch_size=batch,
         shuffle=False,
         num_workers=workers,
