@@ -38,12 +38,18 @@ def test_bone_advice_for_the_player_to_move(client: Device) -> None:
     assert advice(client, game["id"]).json["advice"]["throws_left"] == 1
 
 
-def test_pokerdice_advice_names_the_hand_to_beat_in_the_devices_language(client: Device) -> None:
-    game = client.create("pokerdice")
-    gid = game["id"]
-    throw(client, gid, 0, ["Q", "Q", "Q", "J", "J"])
+def pokerdice_to_beat(client: Device, first: list[str], second: list[str]) -> str:
+    """A poker dice round where Anna stood on ``first`` and Ben has thrown ``second`` once: Ben's hold has a hand to
+    beat. Returns the game's id."""
+    gid: str = client.create("pokerdice")["id"]
+    throw(client, gid, 0, first)
     assert client.play(gid, {"type": "stand", "player": 0}).status_code == 201
-    throw(client, gid, 1, ["A", "A", "A", "10", "9"])
+    throw(client, gid, 1, second)
+    return gid
+
+
+def test_pokerdice_advice_names_the_hand_to_beat_in_the_devices_language(client: Device) -> None:
+    gid = pokerdice_to_beat(client, ["Q", "Q", "Q", "J", "J"], ["A", "A", "A", "10", "9"])
     a = advice(client, gid, headers={"Accept-Language": "de"}).json["advice"]
     assert a["objective"] == "beat" and a["faces"] == ["A", "A", "A", "10", "9"]
     assert a["beat"]["name"] == "Anna" and a["beat"]["category"] == "full_house" and a["beat"]["faces"][0] == "Q"
@@ -55,11 +61,7 @@ def test_pokerdice_advice_names_the_hand_to_beat_in_the_devices_language(client:
 
 
 def test_said_labels_follow_the_language(client: Device) -> None:
-    game = client.create("pokerdice")
-    gid = game["id"]
-    throw(client, gid, 0, ["Q", "Q", "Q", "J", "9"])
-    assert client.play(gid, {"type": "stand", "player": 0}).status_code == 201
-    throw(client, gid, 1, ["A", "A", "K", "10", "9"])
+    gid = pokerdice_to_beat(client, ["Q", "Q", "Q", "J", "9"], ["A", "A", "K", "10", "9"])
     de = advice(client, gid, headers={"Accept-Language": "de"}).json["advice"]["beat"]
     en = advice(client, gid, headers={"Accept-Language": "en"}).json["advice"]["beat"]
     assert en["said"] == "Three of a Kind" and de["said"] != en["said"]

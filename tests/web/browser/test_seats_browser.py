@@ -16,6 +16,14 @@ from tests.web.browser.flows import join, new_game, revision, table_follows, thr
 pytestmark = pytest.mark.browser
 
 
+def join_and_find_annas_seat_taken(second: Any, tablet: Any, server: str) -> None:
+    """A second phone joins and asks for Anna's seat, which the first phone holds: it is told so."""
+    join(second, tablet, server)
+    with second.expect_navigation():
+        second.locator(".me-pick button", has_text="Anna").click()
+    expect(second.locator(".me-pick [role=alert]")).to_contain_text("taken by another phone")
+
+
 def test_a_bound_phone_plays_its_own_seat_and_a_taken_seat_is_refused(
     server: str, browser: Any, tablet: Any, phone: Any
 ) -> None:
@@ -42,10 +50,7 @@ def test_a_bound_phone_plays_its_own_seat_and_a_taken_seat_is_refused(
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB")
     second = ctx.new_page()
     try:
-        join(second, tablet, server)
-        with second.expect_navigation():
-            second.locator(".me-pick button", has_text="Anna").click()
-        expect(second.locator(".me-pick [role=alert]")).to_contain_text("taken by another phone")
+        join_and_find_annas_seat_taken(second, tablet, server)
         with second.expect_navigation():
             second.locator(".me-pick button", has_text="Ben").click()
         expect(second.locator(".phone-turn")).to_contain_text("Your turn, Ben")
@@ -79,10 +84,7 @@ def test_the_owner_frees_a_left_phones_seat_and_switches_binding_on_the_table_pa
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB")
     second = ctx.new_page()
     try:
-        join(second, tablet, server)
-        with second.expect_navigation():
-            second.locator(".me-pick button", has_text="Anna").click()
-        expect(second.locator(".me-pick [role=alert]")).to_contain_text("taken by another phone")
+        join_and_find_annas_seat_taken(second, tablet, server)
         expect(row).to_have_count(2)
         # Anna's phone went flat: the owner frees her seat, and the new phone takes it
         row.filter(has_text="Anna").locator("[data-free-seat]").click()
