@@ -109,6 +109,7 @@ class Classifier:
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
         self.channels, self.size = crop_format(meta, self.sess.get_inputs()[0].shape, path.name)
+        self.reread = True  # crops in doubt read at all views (the reader's rules may switch it off)
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
@@ -138,7 +139,7 @@ class Classifier:
 
         With the model's own turns, crops still in doubt get the remaining views too (``REREAD_VIEWS``).
         """
-        reread = turns is None
+        reread = turns is None and self.reread
         turns = self.turns if turns is None else turns
         if len(c) == 0:
             return np.zeros((0, len(self.class_names)), np.float32)

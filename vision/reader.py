@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -57,10 +58,33 @@ SIZE_BIGGER = 1.4
 SIZE_NEIGHBOURS = 3
 
 
+@dataclass(frozen=True)
+class Rules:
+    """The reader's special rules, each one switchable, so that a benchmark can measure what it pays on validation
+    (`benchmarks/rules_bench.py`): a rule stays only where it does (issue 33, a simpler reader)."""
+
+    second_look: bool = True  # dice small at the net's scale: a look at 1.5 x
+    coarse_look: bool = True  # close-ups: looks at 1/4 and 1/2 the scale replace the pips read as ones
+    finer_look: bool = True  # a large frame of tiny dice: a look at 2 x (and 3 x for a cluster)
+    split_clusters: bool = True  # a large frame's big candidate looked into at 3 x: a block of tiny dice
+    large_floor: bool = True  # at the finer look, candidates read under LARGE_FLOOR are dropped
+    size_rule: bool = True  # unsure candidates far smaller or bigger than the sure dice near them are dropped
+    reread: bool = True  # crops in doubt read again at all eight views
+
+    @classmethod
+    def without(cls, *names: str) -> Rules:
+        """All rules but ``names``."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise ValueError(f"unknown rules {unknown}; the rules are {sorted(known)}")
+        return cls(**{name: False for name in names})
+
+
 class DiceReader:
     """Loads both models once; reading is thread-compatible but not meant to be shared by many threads at once."""
 
-    def __init__(self, model_dir: Path | str | None = None) -> None:
+    def __init__(self, model_dir: Path | str | None = None, rules: Rules | None = None) -> None:
         folder = Path(model_dir) if model_dir else MODEL_DIR
         for name in (DETECTOR_FILE, CLASSIFIER_FILE):
             if not (folder / name).is_file():
@@ -69,6 +93,8 @@ class DiceReader:
                 )
         self.detector = Detector(folder / DETECTOR_FILE)
         self.classifier = Classifier(folder / CLASSIFIER_FILE)
+        self.rules = rules or Rules()
+        self.classifier.reread = self.rules.reread
 
     def read_bytes(self, data: bytes, kind: str = "auto") -> Reading:
         t0 = time.perf_counter()
@@ -101,8 +127,11 @@ class DiceReader:
         side = self.detector.long_side
         looks: Looks = {}  # each scale is looked at once, whichever step asks for it
         large = max(bgr.shape[:2]) >= LARGE_FRAME
-        finer = large and self.needs_finer_look(
-            bgr, self.detector.detect(bgr, LARGE_DET_THRESHOLD, side, looks, fuse=False)
+        small = 30.0 if self.rules.second_look else 0.0
+        finer = (
+            large
+            and self.rules.finer_look
+            and self.needs_finer_look(bgr, self.detector.detect(bgr, LARGE_DET_THRESHOLD, side, looks, fuse=False))
         )
         if finer:
             fuse, threshold = False, LARGE_DET_THRESHOLD
@@ -113,6 +142,7 @@ class DiceReader:
             found = self.detector.detect_multiscale(
                 bgr,
                 threshold,
+                small=small,
                 long_side=side,
                 few=FINER_FEW,
                 looks=looks,
@@ -121,9 +151,9 @@ class DiceReader:
             )
         else:
             fuse, threshold = True, self.classifier.det_threshold
-            found = self.detector.detect_multiscale(bgr, threshold, long_side=side, looks=looks, fuse=fuse)
-        c = self.coarse_look(bgr, found, side, looks, fuse, threshold)
-        if large and not finer:
+            found = self.detector.detect_multiscale(bgr, threshold, small=small, long_side=side, looks=looks, fuse=fuse)
+        c = self.coarse_look(bgr, found, side, looks, fuse, threshold) if self.rules.coarse_look else found
+        if large and not finer and self.rules.split_clusters:
             c = self._split_clusters(bgr, c)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
@@ -266,9 +296,10 @@ class DiceReader:
         dice = []
         # at a large frame's finer look a candidate read this unsurely is mostly the table's grain, seen finer than
         # the net learnt
-        floor = LARGE_FLOOR if finer else 0.0
+        floor = LARGE_FLOOR if finer and self.rules.large_floor else 0.0
         dice_mask = is_die(p, self.classifier.max_background) & (confs >= floor)
-        dice_mask &= ~off_the_dice_size(c.centres, c.sides, confs, dice_mask)
+        if self.rules.size_rule:
+            dice_mask &= ~off_the_dice_size(c.centres, c.sides, confs, dice_mask)
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
             conf = float(confs[k])

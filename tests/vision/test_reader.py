@@ -13,7 +13,7 @@ import vision.reader
 from tests.vision.drawing import draw_die, scene, table
 from vision.classify import kind_probs
 from vision.detect import Candidates
-from vision.reader import DiceReader, get_reader, off_the_dice_size
+from vision.reader import DiceReader, Rules, get_reader, off_the_dice_size
 from vision.reading import ImageError
 
 
@@ -52,6 +52,22 @@ def test_a_close_up_die_is_one_die_not_its_pips(reader: DiceReader, value: int) 
     img = table(640, 480, seed=value)
     draw_die(img, 320, 240, 300, value, angle=17.0 * value)
     assert [d.face for d in reader.read_array(img, kind="pip").dice] == [str(value)]
+
+
+def test_without_the_coarse_look_a_very_close_die_is_missed_or_read_as_a_pip() -> None:
+    # the rule the close-up test above rests on, switched off (benchmarks/rules_bench.py measures each rule so): a die
+    # of 440 px, most of a 640x480 frame, is too big for the net at its normal scale
+    img = table(640, 480, seed=444)
+    draw_die(img, 320, 240, 440, 4, angle=52.0)
+    plain = DiceReader(rules=Rules.without("coarse_look"))
+    assert [d.face for d in plain.read_array(img, kind="pip").dice] != ["4"]
+    assert [d.face for d in DiceReader(rules=Rules()).read_array(img, kind="pip").dice] == ["4"]
+
+
+def test_rules_are_named_and_unknown_ones_refused() -> None:
+    assert not Rules.without("size_rule", "reread").size_rule and Rules.without("size_rule").reread
+    with pytest.raises(ValueError, match="unknown rules"):
+        Rules.without("coarse")
 
 
 def test_a_candidate_more_likely_background_than_the_calibrated_cut_is_not_a_die(
@@ -109,6 +125,8 @@ def test_the_reader_drops_what_the_size_rule_says(reader: DiceReader, monkeypatc
     monkeypatch.setattr(vision.reader, "SIZE_SHARE", 2.0)
     monkeypatch.setattr(vision.reader, "SIZE_UNSURE", 1.01)
     assert reader.read_array(img, kind="pip").dice == ()
+    # the rule switched off keeps them all
+    assert len(DiceReader(rules=Rules.without("size_rule")).read_array(img, kind="pip").dice) == 3
 
 
 def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
