@@ -458,6 +458,8 @@ def _rich_body(rng: np.random.Generator, d: DieDesign, split: str) -> DieDesign:
         return d
     if _luma(body) < 110:  # carvings in a dark body are painted: bare ones could not be read
         paint = max(paint, 0.7)
+    elif _luma(body) > 190:  # nor bare ones in a white body under a bright lamp: a trace of ink at least
+        paint = max(paint, 0.4)
     return replace(
         d,
         body=body,
