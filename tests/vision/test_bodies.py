@@ -49,6 +49,19 @@ def test_test_split_draws_the_plain_sets_unless_asked() -> None:
     )
 
 
+def test_a_rich_scene_is_its_plain_twin_with_other_bodies() -> None:
+    """The bodies draw from their own stream: tables, camera, dice and labels are those of the plain scene."""
+    changed = 0
+    for seed in range(6):
+        for kind in ("pip", "poker"):
+            rich = render_scene(seed, kind=kind, size=(200, 150))
+            plain = render_scene(seed, kind=kind, size=(200, 150), style=SceneStyle(bodies="plain"))
+            assert (rich.boxes, rich.values, rich.style.background) == (plain.boxes, plain.values, plain.style.background)
+            assert [d.top_quad for d in rich.dice] == [d.top_quad for d in plain.dice]
+            changed += not np.array_equal(rich.image, plain.image)
+    assert changed >= 3
+
+
 def test_train_split_draws_every_body_at_its_share() -> None:
     designs = _designs("pip", "train", None, 600) + _designs("poker", "train", None, 600, first=5000)
     kinds = [d.body_kind for d in designs]

@@ -407,9 +407,11 @@ def _smooth_field(rng: np.random.Generator, T: int, cells: float) -> np.ndarray:
     """Smooth noise in 0..1 over a T x T face with about ``cells`` bumps a side, the same pattern at every T."""
     n = max(2, round(cells))
     small = rng.random((n + 2, n + 2), dtype=np.float32)
-    big = cv2.resize(small, (T * (n + 2) // n + 1, T * (n + 2) // n + 1), interpolation=cv2.INTER_CUBIC)
-    o = T // n
-    return np.ascontiguousarray(big[o : o + T, o : o + T])
+    S = min(T, 64)  # smooth at this size already: drawn here and enlarged, big textures cost no more than small ones
+    big = cv2.resize(small, (S * (n + 2) // n + 1, S * (n + 2) // n + 1), interpolation=cv2.INTER_CUBIC)
+    o = S // n
+    field = big[o : o + S, o : o + S]
+    return cv2.resize(field, (T, T), interpolation=cv2.INTER_LINEAR) if S < T else np.ascontiguousarray(field)
 
 
 def _turbulence(rng: np.random.Generator, T: int, scale: float) -> np.ndarray:
@@ -425,6 +427,9 @@ def _mix(base: np.ndarray, color: BGR, weight: np.ndarray) -> np.ndarray:
     return np.asarray(base * (1 - w) + np.array(color, np.float32) * w, np.float32)
 
 
+BODY_RES = 128
+
+
 @functools.lru_cache(maxsize=16)
 def _grid(T: int) -> np.ndarray:
     return (np.mgrid[0:T, 0:T].astype(np.float32) + 0.5) / T - 0.5
@@ -435,6 +440,8 @@ def body_texture(design: DieDesign, rank: int, T: int) -> np.ndarray:
 
     Seeded by the set and the face, not by T, so a face looks the same at every texture size; cached with the face.
     """
+    if T > BODY_RES:  # drawn at BODY_RES and enlarged: large faces are rare, and the pattern is soft at any size
+        return cv2.resize(body_texture(design, rank, BODY_RES), (T, T), interpolation=cv2.INTER_LINEAR)
     rng = np.random.default_rng([design.body_seed, rank, 0xB0D1])
     kind, sc = design.body_kind, design.body_scale
     base = np.empty((T, T, 3), np.float32)

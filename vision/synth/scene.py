@@ -729,8 +729,9 @@ def _see_through(roi: np.ndarray, mask: np.ndarray, cam: Camera, d: _Die, rot: n
         raised = corners.copy()
         raised[:, 2] += (_H - raised[:, 2]) * (1 - 1 / REFRACTION)
         uv, _ = cam.project(raised @ rot.T + origin)
-        _tex, ink = face_texture(design, rank, _tex_size(uv))
-        wink = _warp_face(np.dstack([ink, ink, ink, ink]), uv, x0, y0, w, h)[..., :1] * m * 0.75
+        # seen blurred through the plastic: a coarser texture does (and is often cached already for a side face)
+        _tex, ink = face_texture(design, rank, texture_size_for(0.6 * float(np.linalg.norm(uv[1] - uv[0]))))
+        wink = _warp_face(ink, uv, x0, y0, w, h)[..., None] * m * 0.75
         roi *= 1 - wink
         roi += np.array(design.inks[rank - 1], np.float32) / 255.0 * 0.8 * wink
 

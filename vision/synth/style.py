@@ -6,6 +6,7 @@ model trained on ``split="train"`` and measured on ``split="test"`` scenes is me
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -266,7 +267,12 @@ def sample_design(rng: np.random.Generator, kind: str, split: str, bodies: str |
     if bodies not in BODIES:
         raise ValueError(f"bodies must be one of {BODIES}, not {bodies!r}.")
     design = _plain_design(rng, kind, split)
-    return _rich_body(rng, design, split) if bodies == "rich" else design
+    if bodies == "plain":
+        return design
+    # The body is drawn from its own stream, seeded by the set as drawn, so that the scene's stream (tables, camera,
+    # placement) is the one a plain scene draws: a rich scene is its plain twin with other bodies.
+    key = zlib.crc32(repr(design).encode())
+    return _rich_body(np.random.default_rng([key, SPLITS.index(split), 0xB0D1E5]), design, split)
 
 
 def _plain_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
