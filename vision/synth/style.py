@@ -399,14 +399,14 @@ def sample_hue(rng: np.random.Generator, split: str) -> float:
     return float(rng.uniform(lo, hi))
 
 
-def _reink(design: DieDesign, body: BGR, split: str) -> tuple[BGR, ...]:
+def _reink(design: DieDesign, body: BGR, split: str, gold: bool = False) -> tuple[BGR, ...]:
     """The set's inks, with any too close to ``body`` in brightness swapped for white or gold (dark bodies) or
     black (light bodies), as makers do."""
     inks = TRAIN_INKS if split == "train" else TEST_INKS
     out = []
     for i, c in enumerate(design.inks):
         if abs(_luma(c) - _luma(body)) < 70:
-            light = inks["white"] if i % 2 or design.kind == "pip" else inks["gold"]
+            light = inks["white"] if (i % 2 or design.kind == "pip") and not gold else inks["gold"]
             c = light if _luma(body) < 128 else inks["black"]
         out.append(c)
     return tuple(out)
@@ -428,9 +428,15 @@ def _rich_body(rng: np.random.Generator, d: DieDesign, split: str) -> DieDesign:
     engraved = bool(rng.random() < (0.75 if kind == "metallic" else ENGRAVED_SHARE))
     paint = float(rng.choice([0.0, rng.uniform(0.2, 0.6), rng.uniform(0.7, 1.0)], p=[0.3, 0.3, 0.4]))
     body = d.body
-    if kind in ("marbled", "swirled", "glitter") and rng.random() < 0.5:  # dark sets with light pips, often
-        dark = [b for b in bodies if _luma(b) < 110]
-        body = _jitter(rng, dark[int(rng.integers(0, len(dark)))], 15)
+    gold = bool(rng.random() < 0.35)  # light ink on a dark body: white or gold, as in real trays
+    if kind in ("marbled", "swirled", "glitter"):
+        tone = rng.random()
+        if tone < 0.5:  # dark sets with light pips, often
+            dark = [b for b in bodies if _luma(b) < 110]
+            body = _jitter(rng, dark[int(rng.integers(0, len(dark)))], 15)
+        elif tone < 0.85:  # strongly coloured plastic more than white
+            coloured = [b for b in bodies[3:] if _luma(b) >= 110]
+            body = _jitter(rng, coloured[int(rng.integers(0, len(coloured)))], 15)
     colors: tuple[BGR, ...] = ()
     opacity, glossy = d.opacity, d.glossy
     if kind in ("marbled", "swirled"):
@@ -438,7 +444,7 @@ def _rich_body(rng: np.random.Generator, d: DieDesign, split: str) -> DieDesign:
         picks = [_jitter(rng, veins[int(i)], 15) for i in rng.integers(0, len(veins), n)]
         if kind == "marbled" and rng.random() < 0.45:
             # veins of the pips' hue and as dark as them or darker: the pattern the reader mistook for pips
-            ink = _reink(d, body, split)[1]
+            ink = _reink(d, body, split, gold)[1]
             picks[0] = _jitter(rng, tuple(int(c * rng.uniform(0.6, 1.0)) for c in ink), 8)  # type: ignore[arg-type]
         colors = tuple(picks)
     elif kind == "glitter":
@@ -469,7 +475,7 @@ def _rich_body(rng: np.random.Generator, d: DieDesign, split: str) -> DieDesign:
     return replace(
         d,
         body=body,
-        inks=_reink(d, body, split),
+        inks=_reink(d, body, split, gold),
         swirl=None if kind != "plain" else d.swirl,
         body_kind=kind,
         veins=colors,
