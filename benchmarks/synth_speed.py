@@ -10,7 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.synth import render_face, render_scene
+from vision.synth import SceneStyle, render_face, render_scene
+
+PLAIN = SceneStyle(bodies="plain")  # the renderer before the rich bodies (issue 33): what they cost
 
 
 def _times(fn: Callable[[int], object], n: int) -> tuple[list[float], list[float]]:
@@ -38,8 +40,12 @@ def main() -> None:
         for split in ("train", "test"):
             wall, cpu = _times(lambda i, k=kind, s=split: render_scene(1000 + i, kind=k, split=s), n)
             print(_line(f"scene 640x480 {kind:5} {split:5}", wall, cpu))
+        wall, cpu = _times(lambda i, k=kind: render_scene(1000 + i, kind=k, style=PLAIN), n)
+        print(_line(f"scene 640x480 {kind:5} train, plain bodies", wall, cpu))
         wall, cpu = _times(lambda i, k=kind: render_face(2000 + i, kind=k, size=64), n)
         print(_line(f"face 64x64    {kind:5}      ", wall, cpu))
+        wall, cpu = _times(lambda i, k=kind: render_face(2000 + i, kind=k, size=64, style=PLAIN), n)
+        print(_line(f"face 64x64    {kind:5}       plain bodies", wall, cpu))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@
     python tools/make_poker_testset.py                      # 300 poker test scenes in data/synth-poker-test/
     python tools/make_poker_testset.py data/synth-pip-test --kind pip --count 200
     python tools/make_poker_testset.py data/synth-poker-train --split train --count 2000 --workers 2
+    python tools/make_poker_testset.py data/synth-poker-test-rich --bodies rich   # marbled, glitter, metal... sets
+
+--bodies rich draws the rich die bodies (marbled, swirled, glitter, translucent, pearl, metallic, engraved) from the
+split's own palettes; the default is the split's default (test: plain, the benchmark set as it always was).
 
 labels.csv has the columns of the real sets (image, split, kind, values, boxes; poker faces as 9 10 J Q K A, boxes
 around the whole die as seen). details.jsonl adds what the real sets lack: the printed letter (D for a German queen),
@@ -24,12 +28,12 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.synth import render_scene
+from vision.synth import SceneStyle, render_scene
 
 
-def _one(args: tuple[int, str, str, int, int, Path, int]) -> tuple[list[str], dict[str, Any]]:
-    seed, kind, split, w, h, out, quality = args
-    scene = render_scene(seed, kind=kind, split=split, size=(w, h))
+def _one(args: tuple[int, str, str, int, int, Path, int, str | None]) -> tuple[list[str], dict[str, Any]]:
+    seed, kind, split, w, h, out, quality, bodies = args
+    scene = render_scene(seed, kind=kind, split=split, size=(w, h), style=SceneStyle(bodies=bodies) if bodies else None)
     name = f"images/{kind}-{split}-{seed:06d}.jpg"
     cv2.imwrite(str(out / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     row = [name, split, kind, scene.values, scene.boxes]
@@ -37,6 +41,7 @@ def _one(args: tuple[int, str, str, int, int, Path, int]) -> tuple[list[str], di
         "image": name,
         "seed": seed,
         "background": scene.style.background,
+        "bodies": sorted({d.body_kind + ("+engraved" if d.engraved else "") for d in scene.style.designs or ()}),
         "tilt_deg": round(scene.style.tilt_deg or 0.0, 1),
         "dice": [
             {
@@ -65,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="640x480", help="WIDTHxHEIGHT")
     ap.add_argument("--quality", type=int, default=95, help="JPEG quality of the stored images")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument(
+        "--bodies", choices=["plain", "rich"], default=None, help="die bodies (default: the split's own; test: plain)"
+    )
     a = ap.parse_args(argv)
     try:
         w, h = (int(v) for v in a.size.lower().split("x"))
@@ -74,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--count and --workers must be positive, --first-seed non-negative, --quality in 1..100")
     out = Path(a.out)
     (out / "images").mkdir(parents=True, exist_ok=True)
-    jobs = [(s, a.kind, a.split, w, h, out, a.quality) for s in range(a.first_seed, a.first_seed + a.count)]
+    jobs = [(s, a.kind, a.split, w, h, out, a.quality, a.bodies) for s in range(a.first_seed, a.first_seed + a.count)]
     t0 = time.perf_counter()
     if a.workers > 1:
         with ProcessPoolExecutor(a.workers) as pool:

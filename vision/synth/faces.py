@@ -375,7 +375,9 @@ def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.n
     frng = np.random.default_rng(seed)
     base = np.empty((T, T, 3), np.uint8)
     base[:] = design.body
-    if design.swirl is not None:  # marbled plastic: a second colour in wandering veins
+    if design.body_kind != "plain":
+        base = body_texture(design, rank, T)
+    elif design.swirl is not None:  # marbled plastic: a second colour in wandering veins
         small = frng.random((4, 4), dtype=np.float32)
         field = cv2.resize(small, (T, T), interpolation=cv2.INTER_CUBIC) * 4.0
         veins = np.exp(-np.abs(np.sin(field)) / 0.3)[..., None] * 0.75
@@ -385,6 +387,8 @@ def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.n
         _draw_pips(img, design, rank, T)
     else:
         _draw_poker(img, design, rank, T)
+    if design.engraved:
+        img = _engrave(img, base, design.paint, T)
     if design.wear > 0:  # paint rubbed off in patches: blend back to the body
         small = frng.random((8, 8), dtype=np.float32)
         patches = cv2.resize(small, (T, T), interpolation=cv2.INTER_CUBIC)
@@ -397,3 +401,120 @@ def face_texture(design: DieDesign, rank: int, T: int) -> tuple[np.ndarray, np.n
     out[..., :3] = img.astype(np.float32) * (shade[..., None] / 255.0)
     out[..., 3] = alpha
     return out, ink
+
+
+def _smooth_field(rng: np.random.Generator, T: int, cells: float) -> np.ndarray:
+    """Smooth noise in 0..1 over a T x T face with about ``cells`` bumps a side, the same pattern at every T."""
+    n = max(2, round(cells))
+    small = rng.random((n + 2, n + 2), dtype=np.float32)
+    S = min(T, 64)  # smooth at this size already: drawn here and enlarged, big textures cost no more than small ones
+    big = cv2.resize(small, (S * (n + 2) // n + 1, S * (n + 2) // n + 1), interpolation=cv2.INTER_CUBIC)
+    o = S // n
+    field = big[o : o + S, o : o + S]
+    return cv2.resize(field, (T, T), interpolation=cv2.INTER_LINEAR) if S < T else np.ascontiguousarray(field)
+
+
+def _turbulence(rng: np.random.Generator, T: int, scale: float) -> np.ndarray:
+    """Noise at several scales (coarse to fine), about -1..1: the wandering of veins and swirls."""
+    out = np.zeros((T, T), np.float32)
+    for cells, weight in ((2.5, 1.0), (5.0, 0.5), (10.0, 0.25)):
+        out += weight * (_smooth_field(rng, T, cells / scale) - 0.5)
+    return out * 1.4
+
+
+def _mix(base: np.ndarray, color: BGR, weight: np.ndarray) -> np.ndarray:
+    w = np.clip(weight, 0, 1)[..., None]
+    return np.asarray(base * (1 - w) + np.array(color, np.float32) * w, np.float32)
+
+
+BODY_RES = 128
+
+
+@functools.lru_cache(maxsize=16)
+def _grid(T: int) -> np.ndarray:
+    return (np.mgrid[0:T, 0:T].astype(np.float32) + 0.5) / T - 0.5
+
+
+def body_texture(design: DieDesign, rank: int, T: int) -> np.ndarray:
+    """The body of one face (uint8 BGR, T x T) for the rich body kinds: veins, swirls, specks, sheen, metal bands.
+
+    Seeded by the set and the face, not by T, so a face looks the same at every texture size; cached with the face.
+    """
+    if T > BODY_RES:  # drawn at BODY_RES and enlarged: large faces are rare, and the pattern is soft at any size
+        return cv2.resize(body_texture(design, rank, BODY_RES), (T, T), interpolation=cv2.INTER_LINEAR)
+    rng = np.random.default_rng([design.body_seed, rank, 0xB0D1])
+    kind, sc = design.body_kind, design.body_scale
+    base = np.empty((T, T, 3), np.float32)
+    base[:] = design.body
+    yy, xx = _grid(T)
+    if kind in ("marbled", "swirled"):
+        for j, color in enumerate(design.veins):
+            ang = rng.uniform(0, np.pi)
+            freq = rng.uniform(2.0, 5.0) / sc  # bands across the face
+            warp = rng.uniform(2.5, 6.0) if kind == "marbled" else rng.uniform(5.0, 9.0)  # swirls wind further
+            phase = (np.cos(ang) * xx + np.sin(ang) * yy) * freq * np.pi + warp * _turbulence(rng, T, sc)
+            if kind == "marbled":  # clouds of the other colour with sharp veins through them, several widths
+                width = rng.uniform(0.1, 0.35) * (0.6 if j else 1.0)
+                wave = np.sin(phase + rng.uniform(0, 6.3))
+                veins = np.exp(-np.abs(wave) / width)
+                streaks = np.clip((0.5 + 0.5 * wave - rng.uniform(0.35, 0.75)) / 0.25, 0, 1) * rng.uniform(0.5, 0.9)
+                w = np.maximum(veins, streaks)
+            else:  # broad layered bands of the other colour, soft-edged
+                w = 0.5 + rng.uniform(0.6, 1.6) * np.sin(phase + rng.uniform(0, 6.3))
+                w *= rng.uniform(0.75, 1.0)
+            base = _mix(base, color, w)
+    elif kind == "glitter":
+        # Specks suspended in the plastic: bright flakes of the glitter colours, dark ones, a few sparkling white.
+        n = int(rng.integers(400, 900) / sc)
+        pos = rng.random((n, 2))
+        rad = rng.uniform(0.003, 0.012, n) * min(sc, 1.3)
+        pick = rng.random(n)
+        colors = np.array([(255, 255, 255), tuple(c * 0.45 for c in design.body), *design.veins], np.float32)
+        which = np.where(pick < 0.08, 0, np.where(pick < 0.22, 1, 2 + (pick * 97).astype(int) % len(design.veins)))
+        # Stamped at a resolution where the largest speck is about a pixel, then smoothed up to T: cheap at any size.
+        S = max(8, min(T, round(1.0 / (2 * 0.012 * min(sc, 1.3)))))
+        ix = np.minimum((pos * S).astype(int), S - 1)
+        flat = np.zeros((S * S, 3), np.float32)
+        cover = np.zeros(S * S, np.float32)
+        k = ix[:, 1] * S + ix[:, 0]
+        weight = np.minimum(1.0, (rad * S * 2) ** 2)  # a speck smaller than a cell tints it partly
+        flat[k] = colors[which] * weight[:, None]
+        cover[k] = weight
+        specks = cv2.resize(flat.reshape(S, S, 3), (T, T), interpolation=cv2.INTER_LINEAR)
+        alpha = cv2.resize(cover.reshape(S, S), (T, T), interpolation=cv2.INTER_LINEAR)[..., None]
+        base = base * (1 - alpha) + specks
+    elif kind == "pearl":  # a soft sheen that shifts hue over the face, and faint mother-of-pearl swirls
+        for color in design.veins:
+            w = np.clip(_smooth_field(rng, T, 2.0 / sc) * 1.6 - 0.3, 0, 1) * rng.uniform(0.6, 1.0)
+            base = _mix(base, color, w)
+        phase = rng.uniform(3, 7) * _turbulence(rng, T, sc) + xx * 6
+        base *= (1.0 + 0.1 * np.sin(phase))[..., None]
+    elif kind == "metallic":  # polished metal mirrors the room: bright and dark bands across the face, brushed grain
+        ang = rng.uniform(0, np.pi)
+        u = np.cos(ang) * xx + np.sin(ang) * yy
+        bands = np.zeros_like(u)
+        for _ in range(2):
+            bands += np.sin(u * rng.uniform(1.2, 4.0) * np.pi + rng.uniform(0, 6.3)) * rng.uniform(0.4, 1.0)
+        bands += 1.2 * _turbulence(rng, T, sc * 1.5)
+        gain = 0.85 + 0.5 * np.tanh(1.5 * bands)
+        if T >= 48:
+            gain *= 1.0 + 0.08 * (_smooth_field(rng, T, 40.0) - 0.5)
+        base *= gain[..., None]
+    return np.clip(base, 0, 255).astype(np.uint8)
+
+
+def _engrave(img: np.ndarray, base: np.ndarray, paint: float, T: int) -> np.ndarray:
+    """Carve what was printed into the body: a darker floor, a shadowed wall on one side and a lit one on the other,
+    filled with ``paint`` of the ink (0: bare body colour, shaded only)."""
+    diff = np.abs(img.astype(np.int16) - base.astype(np.int16)).max(axis=2)
+    m = np.clip(diff.astype(np.float32) / 60.0, 0, 1)
+    k = max(1, round(0.03 * T))
+    down, up = np.zeros_like(m), np.zeros_like(m)
+    down[k:, k:] = m[:-k, :-k]  # the carving moved towards the lower right
+    up[:-k, :-k] = m[k:, k:]
+    shadow = np.clip(m - down, 0, 1)  # upper-left wall, turned away from a light above left
+    lit = np.clip(m - up, 0, 1)
+    factor = 1.0 - 0.3 * m - 0.35 * shadow + 0.3 * lit
+    b = base.astype(np.float32)
+    out = (b + paint * (img.astype(np.float32) - b)) * factor[..., None]
+    return np.asarray(np.clip(out, 0, 255), np.uint8)

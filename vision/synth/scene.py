@@ -231,7 +231,7 @@ def _draw_style(
     fit = math.sqrt(0.35 * W * H / max(n, 1)) / 1.5
     hi = min(0.6 * min(W, H), fit, 420.0 * max(W, H) / 640)
     n_designs = 1 if rng.random() < 0.8 else 2
-    designs = style.designs or tuple(sample_design(rng, kind, split) for _ in range(n_designs))
+    designs = style.designs or tuple(sample_design(rng, kind, split, style.bodies) for _ in range(n_designs))
     # Smallest dice: 20 px at 640x480; poker letters need a little more, card pictures more still.
     least = 0.042 * min(W, H)
     if kind == "poker":
@@ -505,7 +505,7 @@ def prepare(
     light = np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
     ambient = float(rng.uniform(0.35, 0.65))
     dice: list[_Die] = []
-    designs = st.designs or (sample_design(rng, kind, split),)
+    designs = st.designs or (sample_design(rng, kind, split, st.bodies),)
     for j, (c, yaw) in enumerate(placed):
         design = designs[int(rng.integers(0, len(designs)))]
         rank = int(rng.integers(1, 7))
@@ -630,10 +630,13 @@ def _draw_dice(
         # Body behind the faces: the rounded edges, in a darker shade of the body.
         mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, np.round((sil - 0.5 - [x0, y0]) * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
-        a = (mask.astype(np.float32) / 255.0)[..., None] * design.opacity
         edge = np.array(design.body, np.float32)[::1] / 255.0 * (0.55 + 0.25 * ambient)
-        roi *= 1 - a
-        roi += edge * a
+        if design.body_kind == "translucent":
+            _see_through(roi, mask, cam, d, rot, origin, x0, y0, edge)
+        else:
+            a = (mask.astype(np.float32) / 255.0)[..., None] * design.opacity
+            roi *= 1 - a
+            roi += edge * a
         ids[y0:y1, x0:x1][mask > 127] = -2
         faces = []
         for name, (normal, corners) in _FACES.items():
@@ -695,6 +698,42 @@ def _draw_dice(
             o["visible"] = float(counts[i]) / max(1, o["area"])
             o["sides"] = [uv for uv in o["sides"] if _side_in_view(uv, ids)]
     return [o for o in out if "quad" in o]
+
+
+REFRACTION = 1.5  # plastic's refractive index: what lies inside a clear die looks closer to its top by 1 - 1/n
+
+
+def _see_through(roi: np.ndarray, mask: np.ndarray, cam: Camera, d: _Die, rot: np.ndarray, origin: np.ndarray,
+                 x0: int, y0: int, edge: np.ndarray) -> None:  # fmt: skip
+    """A clear coloured body: the table tinted by it, and the ink of the bottom and far faces seen through it,
+    raised by refraction (hence offset from where the top face's own pips are under a tilted camera)."""
+    design = d.design
+    h, w = mask.shape
+    m = (mask.astype(np.float32) / 255.0)[..., None]
+    body = np.array(design.body, np.float32) / 255.0
+    tint = 0.35 + 0.65 * body / max(float(body.max()), 1e-3)
+    roi *= 1 - m + m * ((1 - design.opacity) * tint)
+    roi += edge * m * design.opacity
+    cpos = cam.centre
+    hidden = [(name, n) for name, (n, _c) in _FACES.items() if name != "top"] + [("bottom", (0, 0, -1))]
+    for name, normal in hidden:
+        if name == "bottom":
+            corners = _FACE_CORNERS["top"] * np.array([1.0, 1.0, -1.0])
+            rank = design.opposite[d.rank - 1]
+        else:
+            corners = _FACE_CORNERS[name]
+            rank = d.side_ranks[("+x", "-x", "+y", "-y").index(name)]
+        n = rot @ np.array(normal, np.float64)
+        if n @ (cpos - (origin + rot @ corners.mean(axis=0))) > 1e-6:
+            continue  # a face in view is drawn as a face
+        raised = corners.copy()
+        raised[:, 2] += (_H - raised[:, 2]) * (1 - 1 / REFRACTION)
+        uv, _ = cam.project(raised @ rot.T + origin)
+        # seen blurred through the plastic: a coarser texture does (and is often cached already for a side face)
+        _tex, ink = face_texture(design, rank, texture_size_for(0.6 * float(np.linalg.norm(uv[1] - uv[0]))))
+        wink = _warp_face(ink, uv, x0, y0, w, h)[..., None] * m * 0.75
+        roi *= 1 - wink
+        roi += np.array(design.inks[rank - 1], np.float32) / 255.0 * 0.8 * wink
 
 
 def _side_in_view(uv: np.ndarray, ids: np.ndarray) -> bool:

@@ -6,6 +6,7 @@ model trained on ``split="train"`` and measured on ``split="test"`` scenes is me
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -101,6 +102,29 @@ BACKGROUNDS = TRAIN_BACKGROUNDS + TEST_BACKGROUNDS
 TRAIN_HUES = ((0, 12), (25, 40), (55, 75), (95, 112), (130, 145), (165, 180))
 TEST_HUES = ((12, 25), (40, 55), (75, 95), (112, 130), (145, 165))
 
+# Die bodies. "plain" is the flat (optionally translucent or weakly marbled) body the renderer always drew.
+BODY_KINDS = ("plain", "marbled", "swirled", "glitter", "translucent", "pearl", "metallic")
+BODIES = ("plain", "rich")
+# Shares of the body kinds among sets when bodies="rich" (the rest stay plain, as most real sets are).
+RICH_SHARES = {"marbled": 0.1, "swirled": 0.08, "glitter": 0.07, "translucent": 0.07, "pearl": 0.04, "metallic": 0.04}
+ENGRAVED_SHARE = 0.1  # of the sets that are not metallic (metallic sets are engraved most of the time)
+
+# Palettes of the rich bodies, disjoint between the splits (BGR).
+TRAIN_VEINS: tuple[BGR, ...] = (
+    (250, 250, 250), (20, 20, 20), (60, 60, 190), (200, 120, 40), (40, 160, 60), (40, 190, 235), (150, 50, 120),
+    (90, 100, 120), (30, 60, 110), (200, 200, 120),
+)  # fmt: skip
+TEST_VEINS: tuple[BGR, ...] = (
+    (238, 244, 246), (35, 30, 40), (80, 40, 150), (160, 90, 60), (70, 130, 40), (70, 160, 210), (190, 90, 170),
+    (120, 120, 100), (50, 80, 140), (170, 220, 170),
+)  # fmt: skip
+TRAIN_GLITTER: tuple[BGR, ...] = ((235, 235, 240), (80, 200, 240), (220, 160, 230), (200, 230, 140))
+TEST_GLITTER: tuple[BGR, ...] = ((225, 240, 250), (110, 180, 230), (240, 200, 190), (160, 240, 200))
+TRAIN_PEARL: tuple[BGR, ...] = ((230, 200, 245), (200, 245, 215), (250, 215, 200), (215, 240, 250))
+TEST_PEARL: tuple[BGR, ...] = ((240, 210, 230), (215, 250, 235), (250, 230, 215), (200, 225, 250))
+TRAIN_METALS: tuple[BGR, ...] = ((190, 190, 195), (60, 165, 215), (70, 110, 190), (95, 90, 85))  # silver gold copper
+TEST_METALS: tuple[BGR, ...] = ((170, 175, 170), (90, 185, 225), (90, 130, 170), (70, 70, 80))  # steel brass bronze
+
 
 @dataclass(frozen=True)
 class DieDesign:
@@ -128,8 +152,25 @@ class DieDesign:
     hollow: bool = False  # outlined letters
     wear: float = 0.0  # 0..1: ink worn off in patches, as on an old set
     swirl: BGR | None = None  # marbled body: veins of this second colour
+    # What the body is made of (see BODY_KINDS); "plain" draws exactly what the renderer drew before body kinds.
+    body_kind: str = "plain"
+    veins: tuple[BGR, ...] = ()  # marbled/swirled: the other colours; glitter: the speck colours; pearl: the tints
+    body_scale: float = 1.0  # pattern scale: above 1 coarser bands and swirls, below 1 finer veins and specks
+    body_seed: int = 0  # the set's own pattern: two sets of one kind and colour still differ
+    engraved: bool = False  # pips or letters carved into the body, shaded by their walls
+    paint: float = 1.0  # engraved: how much ink fills the carving (0: unpainted, the body colour with shading)
     court_colors: tuple[BGR, ...] = ((40, 30, 200), (150, 60, 20), (40, 170, 215))
     opposite: tuple[int, ...] = (6, 5, 4, 3, 2, 1)  # rank opposite each rank 1..6
+
+    def __post_init__(self) -> None:
+        if self.body_kind not in BODY_KINDS:
+            raise ValueError(f"body_kind must be one of {BODY_KINDS}, not {self.body_kind!r}.")
+        if not 0 <= self.paint <= 1:
+            raise ValueError(f"paint must lie in [0, 1], not {self.paint!r}.")
+        if not 0.25 <= self.body_scale <= 4:
+            raise ValueError(f"body_scale must lie in [0.25, 4], not {self.body_scale!r}.")
+        if self.body_kind in ("marbled", "swirled", "glitter", "pearl") and not self.veins:
+            raise ValueError(f"a {self.body_kind} body needs at least one colour in veins.")
 
 
 @dataclass(frozen=True)
@@ -160,6 +201,10 @@ class SceneStyle:
     resample: float | None = None  # >1: the picture was taken this many times smaller and enlarged (soft webcam)
     tone: float | None = None  # gamma of the tone curve, 1: none
     tube: float | None = None  # >0: looking down a tube, dark outside a circle of this share of half the short side
+    # Die bodies: "rich" draws marbled, swirled, glitter, translucent, pearl and metallic sets and engraved pips;
+    # "plain" draws what the renderer drew before them. None: the split's default ("rich" for train, "plain" for
+    # test, so that the rendered test sets stay pixel-identical); "rich" on test uses test-only palettes.
+    bodies: str | None = None
 
     def __post_init__(self) -> None:
         if self.background is not None and self.background not in BACKGROUNDS:
@@ -182,6 +227,8 @@ class SceneStyle:
             raise ValueError(f"tone must lie in [0.3, 3], not {self.tone!r}.")
         if self.tube is not None and not (self.tube == 0 or 0.5 <= self.tube <= 1.5):
             raise ValueError(f"tube must be 0 or lie in [0.5, 1.5], not {self.tube!r}.")
+        if self.bodies is not None and self.bodies not in BODIES:
+            raise ValueError(f"bodies must be one of {BODIES}, not {self.bodies!r}.")
         if self.designs is not None and not self.designs:
             raise ValueError("designs, when given, must hold at least one DieDesign.")
 
@@ -211,8 +258,24 @@ def _luma(c: BGR) -> float:
     return 0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2]
 
 
-def sample_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
-    """A die set as sold: body colour, ink, pip geometry or poker printing (letters, font, layout)."""
+def sample_design(rng: np.random.Generator, kind: str, split: str, bodies: str | None = None) -> DieDesign:
+    """A die set as sold: body colour, ink, pip geometry or poker printing (letters, font, layout), and with
+    ``bodies="rich"`` (the default for train) what the body is made of: marbled, swirled, glitter, translucent,
+    pearl or metallic, and carved pips. ``bodies="plain"`` (the default for test) draws exactly the plain sets."""
+    if bodies is None:
+        bodies = "rich" if split == "train" else "plain"
+    if bodies not in BODIES:
+        raise ValueError(f"bodies must be one of {BODIES}, not {bodies!r}.")
+    design = _plain_design(rng, kind, split)
+    if bodies == "plain":
+        return design
+    # The body is drawn from its own stream, seeded by the set as drawn, so that the scene's stream (tables, camera,
+    # placement) is the one a plain scene draws: a rich scene is its plain twin with other bodies.
+    key = zlib.crc32(repr(design).encode())
+    return _rich_body(np.random.default_rng([key, SPLITS.index(split), 0xB0D1E5]), design, split)
+
+
+def _plain_design(rng: np.random.Generator, kind: str, split: str) -> DieDesign:
     bodies = TRAIN_BODIES if split == "train" else TEST_BODIES
     inks = TRAIN_INKS if split == "train" else TEST_INKS
     fonts = TRAIN_FONTS if split == "train" else TEST_FONTS
@@ -334,3 +397,92 @@ def sample_hue(rng: np.random.Generator, split: str) -> float:
     hues = TRAIN_HUES if split == "train" else TEST_HUES
     lo, hi = hues[int(rng.integers(0, len(hues)))]
     return float(rng.uniform(lo, hi))
+
+
+def _reink(design: DieDesign, body: BGR, split: str, gold: bool = False) -> tuple[BGR, ...]:
+    """The set's inks, with any too close to ``body`` in brightness swapped for white or gold (dark bodies) or
+    black (light bodies), as makers do."""
+    inks = TRAIN_INKS if split == "train" else TEST_INKS
+    out = []
+    for i, c in enumerate(design.inks):
+        if abs(_luma(c) - _luma(body)) < 70:
+            light = inks["white"] if (i % 2 or design.kind == "pip") and not gold else inks["gold"]
+            c = light if _luma(body) < 128 else inks["black"]
+        out.append(c)
+    return tuple(out)
+
+
+def _rich_body(rng: np.random.Generator, d: DieDesign, split: str) -> DieDesign:
+    """Give a drawn set one of the body kinds at RICH_SHARES, from the split's own palettes."""
+    train = split == "train"
+    bodies = TRAIN_BODIES if train else TEST_BODIES
+    veins = TRAIN_VEINS if train else TEST_VEINS
+    r, acc, kind = rng.random(), 0.0, "plain"
+    for name, share in RICH_SHARES.items():
+        acc += share
+        if r < acc:
+            kind = name
+            break
+    seed = int(rng.integers(0, 2**31))
+    scale = float(np.exp(rng.uniform(np.log(0.5), np.log(2.0))))
+    engraved = bool(rng.random() < (0.75 if kind == "metallic" else ENGRAVED_SHARE))
+    paint = float(rng.choice([0.0, rng.uniform(0.2, 0.6), rng.uniform(0.7, 1.0)], p=[0.3, 0.3, 0.4]))
+    body = d.body
+    gold = bool(rng.random() < 0.35)  # light ink on a dark body: white or gold, as in real trays
+    if kind in ("marbled", "swirled", "glitter"):
+        tone = rng.random()
+        if tone < 0.5:  # dark sets with light pips, often
+            dark = [b for b in bodies if _luma(b) < 110]
+            body = _jitter(rng, dark[int(rng.integers(0, len(dark)))], 15)
+        elif tone < 0.85:  # strongly coloured plastic more than white
+            coloured = [b for b in bodies[3:] if _luma(b) >= 110]
+            body = _jitter(rng, coloured[int(rng.integers(0, len(coloured)))], 15)
+    colors: tuple[BGR, ...] = ()
+    opacity, glossy = d.opacity, d.glossy
+    if kind in ("marbled", "swirled"):
+        n = 1 if rng.random() < 0.55 else 2
+        picks = [_jitter(rng, veins[int(i)], 15) for i in rng.integers(0, len(veins), n)]
+        if kind == "marbled" and rng.random() < 0.45:
+            # veins of the pips' hue and as dark as them or darker: the pattern the reader mistook for pips
+            ink = _reink(d, body, split, gold)[1]
+            picks[0] = _jitter(rng, tuple(int(c * rng.uniform(0.6, 1.0)) for c in ink), 8)  # type: ignore[arg-type]
+        colors = tuple(picks)
+    elif kind == "glitter":
+        pool = TRAIN_GLITTER if train else TEST_GLITTER
+        colors = tuple(_jitter(rng, pool[int(i)], 10) for i in rng.integers(0, len(pool), 2))
+        glossy = float(rng.uniform(0.4, 0.9))
+        if rng.random() < 0.4:
+            opacity = float(rng.uniform(0.6, 0.85))  # glitter in clear plastic
+    elif kind == "translucent":
+        body = _jitter(rng, bodies[int(rng.integers(0, len(bodies)))], 15)
+        opacity = float(rng.uniform(0.3, 0.65))
+        glossy = float(rng.uniform(0.4, 1.0))
+    elif kind == "pearl":
+        pool = TRAIN_PEARL if train else TEST_PEARL
+        body = _jitter(rng, bodies[int(rng.integers(0, 3))], 10)  # white and ivory pearl
+        colors = tuple(_jitter(rng, pool[int(i)], 10) for i in rng.integers(0, len(pool), 2))
+        glossy = float(rng.uniform(0.3, 0.8))
+    elif kind == "metallic":
+        metals = TRAIN_METALS if train else TEST_METALS
+        body = _jitter(rng, metals[int(rng.integers(0, len(metals)))], 10)
+        opacity, glossy = 1.0, float(rng.uniform(0.7, 1.0))
+    if kind == "plain" and not engraved:
+        return d
+    if _luma(body) < 110:  # carvings in a dark body are painted: bare ones could not be read
+        paint = max(paint, 0.7)
+    elif _luma(body) > 190:  # nor bare ones in a white body under a bright lamp: a trace of ink at least
+        paint = max(paint, 0.4)
+    return replace(
+        d,
+        body=body,
+        inks=_reink(d, body, split, gold),
+        swirl=None if kind != "plain" else d.swirl,
+        body_kind=kind,
+        veins=colors,
+        body_scale=scale,
+        body_seed=seed,
+        engraved=engraved,
+        paint=paint if engraved else 1.0,
+        opacity=opacity,
+        glossy=glossy,
+    )
