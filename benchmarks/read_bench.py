@@ -188,12 +188,14 @@ def scene_row(sc: Scene, kind: str) -> Row:
     return enc.tobytes(), [d.face for d in sc.dice], kind, spots
 
 
-def val_scene_rows(count: int, kind: str) -> list[Row]:
-    """The rendered validation scenes the training calibrates on (train designs, seeds it never trains on)."""
-    from vision.synth import render_scene
+def val_scene_rows(count: int, kind: str, bodies: str = "plain") -> list[Row]:
+    """The rendered validation scenes the training calibrates on (train designs, seeds it never trains on); with
+    plain bodies by default, as every figure before stop 33 was measured, or ``bodies="rich"``."""
+    from vision.synth import SceneStyle, render_scene
 
     seed0 = VAL_SYNTH_SEED + 10_000 * (kind == "poker")
-    return [scene_row(render_scene(seed0 + i, kind=kind, split="train"), kind) for i in range(count)]
+    style = SceneStyle(bodies=bodies)
+    return [scene_row(render_scene(seed0 + i, kind=kind, split="train", style=style), kind) for i in range(count)]
 
 
 def poker_rows(count: int) -> list[Row]:
@@ -211,7 +213,7 @@ LARGE_SIZES = ((1280, 720), (1920, 1080), (4000, 3000))
 LARGE_DICE = (30, 45, 70, 120, 250)  # px near the image centre
 
 
-def large_rows(count: int, split: str = "test", seed0: int = 800_000) -> list[Row]:
+def large_rows(count: int, split: str = "test", seed0: int = 800_000, bodies: str = "plain") -> list[Row]:
     """Scenes in large frames, every size with every die size, pip and poker in turn (test designs: seeds 800000+)."""
     try:
         from vision.synth import SceneStyle, render_scene
@@ -221,7 +223,7 @@ def large_rows(count: int, split: str = "test", seed0: int = 800_000) -> list[Ro
     for i in range(count):
         size, die = LARGE_SIZES[i % 3], LARGE_DICE[(i // 3) % 5]
         kind = "poker" if (i // 15) % 2 else "pip"
-        style = SceneStyle(die_px=float(die))
+        style = SceneStyle(die_px=float(die), bodies=bodies)
         out.append(scene_row(render_scene(seed0 + i, kind=kind, size=size, split=split, style=style), kind))
     return out
 
@@ -314,9 +316,12 @@ def library_versions() -> dict[str, str]:
 def validation(reader: DiceReader, args: argparse.Namespace) -> int:
     """The figures to choose between models by: never the test rows."""
     makers = {name: lambda n=name: test_rows(args.photos / n, "val") for name in PHOTO_SETS}
-    makers["synth-poker-val"] = lambda: val_scene_rows(args.poker_scenes, "poker")
-    makers["synth-pip-val"] = lambda: val_scene_rows(args.poker_scenes // 2, "pip")
-    makers["synth-large-val"] = lambda: large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000)
+    tag = "-rich" if args.bodies == "rich" else ""
+    makers[f"synth-poker-val{tag}"] = lambda: val_scene_rows(args.poker_scenes, "poker", args.bodies)
+    makers[f"synth-pip-val{tag}"] = lambda: val_scene_rows(args.poker_scenes // 2, "pip", args.bodies)
+    makers[f"synth-large-val{tag}"] = lambda: large_rows(
+        args.large_scenes, "train", VAL_SYNTH_SEED + 20_000, args.bodies
+    )
     total = Tally()
     for name, make in makers.items():
         if args.sets and name not in args.sets:
@@ -365,6 +370,13 @@ def main() -> int:
         choices=["test", "val"],
         default="test",
         help="val: for choosing between models, the held-back train rows and rendered validation scenes instead",
+    )
+    ap.add_argument(
+        "--bodies",
+        choices=["plain", "rich"],
+        default="plain",
+        help="die bodies of the rendered validation scenes (--split val): plain, as measured before stop 33, or rich "
+        "(marbled, glitter, translucent, pearl, metallic, carved: docs/synth.md)",
     )
     args = ap.parse_args()
     versions = library_versions()

@@ -36,27 +36,27 @@ from vision.reader import DiceReader, Rules  # noqa: E402
 from vision.train.data import VAL_SYNTH_SEED  # noqa: E402
 
 
-def closeup_rows(count: int) -> list[Row]:
+def closeup_rows(count: int, bodies: str = "plain") -> list[Row]:
     """Close-ups: big dice whose pips alone look like dice showing 1 at the net's normal scale."""
     from vision.synth import SceneStyle, render_scene
 
     out = []
     for i in range(count):
         kind = "poker" if i % 2 else "pip"
-        style = SceneStyle(die_px=float((200, 280, 360, 440)[i % 4]))
+        style = SceneStyle(die_px=float((200, 280, 360, 440)[i % 4]), bodies=bodies)
         sc = render_scene(VAL_SYNTH_SEED + 30_000 + i, kind=kind, n_dice=1 + i % 3, size=(640, 480), style=style)
         out.append(scene_row(sc, kind))
     return out
 
 
-def cluster_rows(count: int) -> list[Row]:
+def cluster_rows(count: int, bodies: str = "plain") -> list[Row]:
     """Tiny dice touching in rows and blocks in a 12 MP frame: one big die to a coarse look."""
     from vision.synth import SceneStyle, render_scene
 
     out = []
     for i in range(count):
         kind = "poker" if i % 2 else "pip"
-        style = SceneStyle(die_px=float((30, 40, 50)[i % 3]), touching=0.95)
+        style = SceneStyle(die_px=float((30, 40, 50)[i % 3]), touching=0.95, bodies=bodies)
         sc = render_scene(VAL_SYNTH_SEED + 40_000 + i, kind=kind, n_dice=4 + i % 8, size=(4000, 3000), style=style)
         out.append(scene_row(sc, kind))
     return out
@@ -69,15 +69,16 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=200, help="rendered poker validation scenes (half as many pip)")
     ap.add_argument("--large-scenes", type=int, default=60)
     ap.add_argument("--extra-scenes", type=int, default=24, help="close-ups and clusters, each")
+    ap.add_argument("--bodies", choices=["plain", "rich"], default="plain", help="die bodies of the rendered scenes")
     ap.add_argument("--rules", nargs="*", default=None, help="only these rules (default: every one)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     sets: dict[str, list[Row]] = {name: test_rows(args.photos / name, "val") for name in PHOTO_SETS}
-    sets["synth-poker-val"] = val_scene_rows(args.scenes, "poker")
-    sets["synth-pip-val"] = val_scene_rows(args.scenes // 2, "pip")
-    sets["synth-large-val"] = large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000)
-    sets["synth-closeup-val"] = closeup_rows(args.extra_scenes)
-    sets["synth-cluster-val"] = cluster_rows(args.extra_scenes)
+    sets["synth-poker-val"] = val_scene_rows(args.scenes, "poker", args.bodies)
+    sets["synth-pip-val"] = val_scene_rows(args.scenes // 2, "pip", args.bodies)
+    sets["synth-large-val"] = large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000, args.bodies)
+    sets["synth-closeup-val"] = closeup_rows(args.extra_scenes, args.bodies)
+    sets["synth-cluster-val"] = cluster_rows(args.extra_scenes, args.bodies)
     sets = {k: v for k, v in sets.items() if v}
     print(f"{sum(map(len, sets.values()))} images in {len(sets)} sets ({time.perf_counter() - t0:.0f} s to load)")
     names = [f.name for f in fields(Rules)]

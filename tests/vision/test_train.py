@@ -278,3 +278,21 @@ def test_a_share_of_training_scenes_is_seen_by_a_steep_camera_and_the_rest_as_be
         tilt = steep_tilt(seed, 0.3)
         want = render_scene(seed, kind="pip", style=None if tilt is None else SceneStyle(tilt_deg=tilt))
         assert np.array_equal(sample.img, want.image)
+
+
+def test_training_scenes_take_the_bodies_asked_for() -> None:
+    pytest.importorskip("vision.synth")
+    from vision.synth import SceneStyle, render_scene
+
+    plain = synth_samples(3, "poker", seed0=10_001, bodies="plain")
+    for s, seed in zip(plain, range(10_001, 10_004), strict=True):
+        assert np.array_equal(
+            s.img, render_scene(seed, kind="poker", split="train", style=SceneStyle(bodies="plain")).image
+        )
+    rich = synth_samples(3, "poker", seed0=10_001)
+    # a rich scene is its plain twin with other bodies: same dice and labels, other pixels somewhere
+    assert all(
+        np.array_equal(a.centres, b.centres) and np.array_equal(a.classes, b.classes)
+        for a, b in zip(plain, rich, strict=True)
+    )
+    assert any(not np.array_equal(a.img, b.img) for a, b in zip(plain, rich, strict=True))

@@ -200,3 +200,25 @@ def state_phase(folder: Path):  # type: ignore[no-untyped-def]
     from vision.train.state import Phase
 
     return Phase(folder, "detector")
+
+
+def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_stores_its_bodies(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("torch")
+    import argparse
+
+    from vision.train.__main__ import run_args
+
+    def ns(**kw: object) -> argparse.Namespace:
+        base = {"calibrate_only": False, "state": tmp_path, "checkpoint_every": 900, "resume": False}
+        return argparse.Namespace(**{**base, "stop_after": None, "bodies": "rich", "out": tmp_path / "o", **kw})
+
+    # a run stored by stop 32's code has no "bodies": it goes on with the renderer it started on
+    (tmp_path / "args.json").write_text(json.dumps({"out": str(tmp_path / "o"), "seed": 5}), encoding="utf-8")
+    assert run_args(ns(resume=True), ns()).bodies == "plain"
+    # a fresh run stores what it renders, so that a resume reads the same scenes
+    (tmp_path / "args.json").unlink()
+    run_args(ns(bodies="rich"), ns())
+    assert json.loads((tmp_path / "args.json").read_text(encoding="utf-8"))["bodies"] == "rich"
+    assert run_args(ns(resume=True, bodies="plain"), ns()).bodies == "rich"

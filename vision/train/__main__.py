@@ -260,6 +260,12 @@ def main() -> None:
         help="how much more a detection on a rendered side face costs the detector than one elsewhere (1: as before)",
     )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
+    ap.add_argument(
+        "--bodies",
+        default="rich",
+        choices=("rich", "plain"),
+        help="rendered die bodies: rich (marbled, glitter, translucent, pearl, metallic, carved) or plain, as before",
+    )
     ap.add_argument("--cls-arch", default="small", choices=("small", "lite0"), help="the classifier network")
     ap.add_argument("--cls-blocks", type=int, default=16, help="lite0: how many of its 16 blocks to keep")
     ap.add_argument("--no-pretrained", action="store_true", help="lite0: start from random weights, not ImageNet's")
@@ -307,6 +313,8 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         if ignored:
             print(f"resuming with the run's own arguments; ignored: {', '.join('--' + k for k in ignored)}")
         saved = json.loads(stored.read_text(encoding="utf-8"))
+        # a run started before the renderer drew rich bodies (stop 33) goes on with the bodies it started on
+        saved.setdefault("bodies", "plain")
         for k, v in saved.items():
             setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
         return args
@@ -356,9 +364,15 @@ def run(args: argparse.Namespace) -> None:
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2
         if not args.calibrate_only:  # calibration reads the validation scenes only
-            train += synth_samples(n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs, steep=args.steep)
+            train += synth_samples(
+                n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs, steep=args.steep, bodies=args.bodies
+            )
         val += synth_samples(
-            max(n // 6, 2 if n else 0), kind, seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"), jobs=jobs
+            max(n // 6, 2 if n else 0),
+            kind,
+            seed0=VAL_SYNTH_SEED + 10_000 * (kind == "poker"),
+            jobs=jobs,
+            bodies=args.bodies,
         )
     print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)

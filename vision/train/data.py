@@ -220,12 +220,12 @@ def steep_tilt(seed: int, share: float) -> float | None:
     return STEEP_TILT[0] + (STEEP_TILT[1] - STEEP_TILT[0]) * u / share
 
 
-def _synth_one(job: tuple[int, str, str, float]) -> Sample:
+def _synth_one(job: tuple[int, str, str, float, str]) -> Sample:
     from vision.synth import SceneStyle, render_scene
 
-    seed, kind, split, steep = job
+    seed, kind, split, steep, bodies = job
     tilt = steep_tilt(seed, steep)
-    style = SceneStyle() if tilt is None else SceneStyle(tilt_deg=tilt)
+    style = SceneStyle(bodies=bodies) if tilt is None else SceneStyle(tilt_deg=tilt, bodies=bodies)
     sc = render_scene(seed, kind=kind, split=split, style=style)
     boxes = []
     for d in sc.dice:
@@ -257,18 +257,25 @@ def side_spots(dice: Sequence[SceneDie], sides: np.ndarray) -> np.ndarray:
 
 
 def synth_samples(
-    n: int, kind: str, seed0: int, split: str = "train", jobs: int = 1, steep: float = 0.0
+    n: int,
+    kind: str,
+    seed0: int,
+    split: str = "train",
+    jobs: int = 1,
+    steep: float = 0.0,
+    bodies: str = "rich",
 ) -> list[Sample]:
     """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available.
 
     Each scene depends on its seed alone, so ``jobs`` processes render the same scenes as one. ``steep``: the share of
-    scenes seen by a steep camera (``STEEP_TILT``).
+    scenes seen by a steep camera (``STEEP_TILT``). ``bodies``: "rich" (marbled, glitter, translucent... sets, since
+    stop 33) or "plain" (the flat bodies every earlier run trained on: docs/synth.md, "Die bodies").
     """
     try:
         import vision.synth  # noqa: F401
     except ImportError:
         return []
-    todo = [(seed0 + i, kind, split, steep) for i in range(n)]
+    todo = [(seed0 + i, kind, split, steep, bodies) for i in range(n)]
     if jobs > 1 and n > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             return pool.map(_synth_one, todo, chunksize=4)
