@@ -222,3 +222,18 @@ def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_st
     run_args(ns(bodies="rich"), ns())
     assert json.loads((tmp_path / "args.json").read_text(encoding="utf-8"))["bodies"] == "rich"
     assert run_args(ns(resume=True, bodies="plain"), ns()).bodies == "rich"
+
+
+def test_a_lite0_stage_starts_from_a_finished_runs_checkpoint(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train.classifier import build
+
+    first = build("lite0", blocks=2, pretrained=False)
+    ck = tmp_path / "classifier.pt"
+    torch.save({"model": first.state_dict(), "step": 6}, ck)
+    again = build("lite0", blocks=2, init=ck)
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), again.state_dict().values(), strict=True))
+    with pytest.raises(ValueError, match="not a Lite0 of 3 blocks"):
+        build("lite0", blocks=3, init=ck)
+    with pytest.raises(ValueError, match="starts from a checkpoint"):
+        build("lite0", blocks=2, init=tmp_path / "dice-faces.onnx")

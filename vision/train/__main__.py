@@ -249,7 +249,12 @@ def main() -> None:
     ap.add_argument("--no-calibrate", action="store_true", help="leave the calibration to a later --calibrate-only")
     ap.add_argument("--keep-detector", action="store_true", help="train only the classifier; keep --out's detector")
     ap.add_argument("--keep-classifier", action="store_true", help="train only the detector; keep --out's classifier")
-    ap.add_argument("--cls-init", type=Path, default=None, help="fine-tune this exported classifier instead")
+    ap.add_argument(
+        "--cls-init",
+        type=Path,
+        default=None,
+        help="fine-tune this classifier: exported .onnx (small), checkpoint .pt (lite0)",
+    )
     ap.add_argument("--det-init", type=Path, default=None, help="fine-tune this exported detector instead")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="detector peak learning rate")
     ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
@@ -280,8 +285,11 @@ def main() -> None:
     args = ap.parse_args()
     if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
         ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
-    if args.cls_arch == "lite0" and args.cls_init is not None:
-        ap.error("--cls-init fine-tunes the small classifier; a Lite0 run continues with --resume")
+    if args.cls_init is not None and (args.cls_init.suffix == ".pt") != (args.cls_arch == "lite0"):
+        ap.error(
+            "--cls-init takes an exported .onnx for the small classifier, a checkpoint .pt (a finished run's "
+            "classifier.pt) for Lite0"
+        )
     try:
         args = run_args(args, ap.parse_args([]))
         run(args)

@@ -205,10 +205,21 @@ def build(
     """A classifier to train: ``small`` (ours, from scratch or ``init``) or ``lite0`` (EfficientNet-Lite0's first
     ``blocks`` blocks, from ImageNet unless ``pretrained`` is False; colour unless ``channels`` says 1)."""
     if arch == "lite0":
-        if init is not None:
-            raise ValueError("--cls-init fine-tunes the small classifier; a Lite0 run continues with --resume.")
         net = lite0.Lite0(len(CLASS_NAMES), blocks, channels or 3)
-        if pretrained:
+        if init is not None:
+            # a later stage on other data (the renderer's rich bodies) goes on from a finished run's own weights
+            if init.suffix != ".pt":
+                raise ValueError(
+                    f"a Lite0 run starts from a checkpoint (.pt: a state folder's classifier.pt), not {init}."
+                )
+            ck = torch.load(init, map_location="cpu", weights_only=False)
+            try:
+                net.load_state_dict(ck.get("model", ck))
+            except RuntimeError as e:
+                raise ValueError(
+                    f"{init} is not a Lite0 of {blocks} blocks reading {channels or 3} channels: {e}"
+                ) from None
+        elif pretrained:
             lite0.load_imagenet(net)
         return net
     if arch != "small":
@@ -274,7 +285,7 @@ def train(
     first = first_conv(net)
     rest = [p for p in net.parameters() if all(p is not q for q in first.parameters())]
     # a grey model widened to colour has no colour in its first layer yet: it learns it ten times faster
-    boost = 10.0 if init and channels == 3 and from_onnx_channels(init) == 1 else 1.0
+    boost = 10.0 if init and init.suffix == ".onnx" and channels == 3 and from_onnx_channels(init) == 1 else 1.0
     groups = [{"params": list(first.parameters()), "lr": lr * boost}, {"params": rest, "lr": lr}]
     opt = torch.optim.AdamW(groups, lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[lr * boost, lr], total_steps=steps, pct_start=0.15)
