@@ -237,3 +237,32 @@ def test_a_lite0_stage_starts_from_a_finished_runs_checkpoint(tmp_path: Path) ->
         build("lite0", blocks=3, init=ck)
     with pytest.raises(ValueError, match="starts from a checkpoint"):
         build("lite0", blocks=2, init=tmp_path / "dice-faces.onnx")
+
+
+def test_a_run_in_progress_can_be_peeked_at_and_read_by_the_runtime(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    import argparse
+
+    from vision.classify import Classifier, to_input
+    from vision.train import classifier
+    from vision.train.__main__ import peek
+    from vision.train.state import Phase, Stopped
+
+    kw = {"epochs": 2, "seed": 3, "batch": 8, "log": False, "arch": "lite0", "blocks": 2, "pretrained": False}
+    with pytest.raises(Stopped):
+        classifier.train(_patches(24), **kw, phase=Phase(tmp_path / "state", "classifier", stop_after=2))
+    args = argparse.Namespace(state=tmp_path / "state", out=tmp_path / "run", cls_arch="lite0", cls_blocks=2,
+                              cls_width="16,32,64,96", cls_colour=False, seed=3)  # fmt: skip
+    peek(args, tmp_path / "peek")
+    net = classifier.build("lite0", blocks=2, pretrained=False)
+    net.load_state_dict(torch.load(tmp_path / "state" / "classifier.pt", weights_only=False)["model"])
+    net.eval()
+    crops = np.stack([classifier.make_crop(p, np.random.default_rng(0), train=False) for p in _patches(4)])
+    x = to_input(crops, 3)
+    runtime = Classifier(tmp_path / "peek" / "dice-faces.onnx")
+    got = np.asarray(runtime.sess.run(None, {runtime.input: x})[0])
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert runtime.channels == 3 and np.allclose(got, want, atol=1e-4)
+    with pytest.raises(Exception, match="no classifier checkpoint"):
+        peek(argparse.Namespace(**{**vars(args), "state": tmp_path / "none"}), tmp_path / "p2")

@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -277,6 +278,9 @@ def main() -> None:
     ap.add_argument("--state", type=Path, default=state.STATE_DIR, help="checkpoint folder (git-ignored)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --state with its own arguments")
     ap.add_argument(
+        "--peek", type=Path, default=None, help="with --resume: export the run's classifier as it stands to this folder"
+    )
+    ap.add_argument(
         "--checkpoint-every", type=float, default=state.EVERY_S, help="seconds between checkpoints (at most 900)"
     )
     ap.add_argument(
@@ -291,6 +295,11 @@ def main() -> None:
             "classifier.pt) for Lite0"
         )
     try:
+        if args.peek is not None:
+            if not args.resume:
+                ap.error("--peek reads the run in --state: give --resume with it")
+            peek(run_args(args, ap.parse_args([])), args.peek)
+            return
         args = run_args(args, ap.parse_args([]))
         run(args)
     except state.Stopped as e:
@@ -301,7 +310,7 @@ def main() -> None:
 
 # options that steer this invocation, not the run: they are not stored with it, and --resume takes them from the
 # command line
-RUN_CONTROL = ("state", "resume", "checkpoint_every", "stop_after")
+RUN_CONTROL = ("state", "resume", "checkpoint_every", "stop_after", "peek")
 RUN_DONE = "run.done"  # written when a run has ended: a fresh one may then reuse its state folder
 
 
@@ -337,6 +346,50 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
     keep = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k not in RUN_CONTROL}
     stored.write_text(json.dumps(keep, indent=1), encoding="utf-8")
     return args
+
+
+def export_classifier(net: torch.nn.Module, path: Path, args: argparse.Namespace) -> None:
+    colour = cls_train.in_channels(net) == 3
+    export(
+        net,
+        torch.zeros(1, 3 if colour else 1, cls_train.CROP, cls_train.CROP),
+        path,
+        ("crops", "logits"),
+        {"crops": {0: "n"}, "logits": {0: "n"}},
+        {
+            "model": "dice-faces",
+            "class_names": json.dumps(CLASS_NAMES),
+            "input_size": cls_train.CROP,
+            "context": cls_train.CONTEXT,
+            "context_px": cls_train.CONTEXT_PX,
+            "channels": 3 if colour else 1,
+            "arch": args.cls_arch if args.cls_arch == "small" else f"lite0-{args.cls_blocks}",
+            "input": f"{'BGR' if colour else 'grey'} crops standardised by their grey level, N x C x S x S",
+            "seed": args.seed,
+        },
+    )
+
+
+def peek(args: argparse.Namespace, to: Path) -> None:
+    """The classifier of the run in progress, as it stands at its last checkpoint, exported to ``to`` with the run's
+    detector: to measure a run of hours half-way (calibrate it with ``--calibrate-only --out`` that folder)."""
+    ck_file = args.state / "classifier.pt"
+    if not ck_file.is_file():
+        raise state.StateError(f"{args.state} holds no classifier checkpoint to peek at.")
+    ck = torch.load(ck_file, map_location="cpu", weights_only=False)
+    width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
+    channels = 3 if args.cls_colour else None
+    if args.cls_arch == "lite0":
+        net = cls_train.build("lite0", channels=channels, blocks=args.cls_blocks, pretrained=False)
+    else:
+        net = cls_train.build("small", width, channels)
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["model"].items()})
+    to.mkdir(parents=True, exist_ok=True)
+    export_classifier(net, to / CLASSIFIER_FILE, args)
+    detector = args.out / DETECTOR_FILE
+    if detector.is_file() and detector.resolve() != (to / DETECTOR_FILE).resolve():
+        shutil.copyfile(detector, to / DETECTOR_FILE)
+    print(f"step {ck['step']}/{ck['total']} of the classifier exported to {to}", flush=True)
 
 
 def sha256(path: Path) -> str:
@@ -452,25 +505,7 @@ def run(args: argparse.Namespace) -> None:
             val=cls_train.val_crops(cls_train.patches_from(val, np.random.default_rng(args.seed + 1))),
             pretrained=not args.no_pretrained,
         )
-        colour = cls_train.in_channels(net) == 3
-        export(
-            net,
-            torch.zeros(1, 3 if colour else 1, cls_train.CROP, cls_train.CROP),
-            args.out / CLASSIFIER_FILE,
-            ("crops", "logits"),
-            {"crops": {0: "n"}, "logits": {0: "n"}},
-            {
-                "model": "dice-faces",
-                "class_names": json.dumps(CLASS_NAMES),
-                "input_size": cls_train.CROP,
-                "context": cls_train.CONTEXT,
-                "context_px": cls_train.CONTEXT_PX,
-                "channels": 3 if colour else 1,
-                "arch": args.cls_arch if args.cls_arch == "small" else f"lite0-{args.cls_blocks}",
-                "input": f"{'BGR' if colour else 'grey'} crops standardised by their grey level, N x C x S x S",
-                "seed": args.seed,
-            },
-        )
+        export_classifier(net, args.out / CLASSIFIER_FILE, args)
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})
     if not args.no_calibrate:
         print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold)), flush=True)
