@@ -91,6 +91,8 @@ def crop_format(meta: dict[str, str], shape: list[int | str | None], source: str
 
 
 class Classifier:
+    reread = True  # crops in doubt read at all views (the reader's rules may switch it off)
+
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
         meta = self.sess.get_modelmeta().custom_metadata_map
@@ -109,7 +111,6 @@ class Classifier:
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
         self.channels, self.size = crop_format(meta, self.sess.get_inputs()[0].shape, path.name)
-        self.reread = True  # crops in doubt read at all views (the reader's rules may switch it off)
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
