@@ -257,7 +257,7 @@ def keep_fit(fit_precision: float, plain_precision: float, slack: float = 0.005)
 
     The fit is taken unless it flags worse by more than ``slack``: its mean confidence is the share read right, so it
     means what it says, which the face probability need not (0.956 for 0.935 right, with the stop-20 crop margin), and
-    it carries the detector's doubt about a spot that a large frame's confidence floor relies on.
+    it carries the detector's doubt about a spot into the uncertain flag.
     """
     return fit_precision >= plain_precision - slack
 

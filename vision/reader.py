@@ -42,7 +42,6 @@ SPLIT_SURE = 0.9
 # The detector threshold of a large frame's single-scale looks: the finer look and its triggers were chosen with it, and
 # at 0.3 (calibrated for fused looks) a row of tiny dice in a 12 MP photo passes for one die showing 3 at the first look
 LARGE_DET_THRESHOLD = 0.4
-LARGE_FLOOR = 0.35  # confidence under which a candidate of a large frame is dropped, not reported as a flagged die
 BIG_AT_COARSE_SCALE = 24.0  # side in coarse-look input px from which a die may be one the normal look split
 # Dice of one throw are one size, give or take the camera's tilt: a candidate under 0.6 x the median side of the three
 # dice read surely (0.8 or more; at least two in the photo) nearest to it, and itself read under 0.7, is a mark of the
@@ -67,7 +66,6 @@ class Rules:
     coarse_look: bool = True  # close-ups: looks at 1/4 and 1/2 the scale replace the pips read as ones
     finer_look: bool = True  # a large frame of tiny dice: a look at 2 x (and 3 x for a cluster)
     split_clusters: bool = True  # a large frame's big candidate looked into at 3 x: a block of tiny dice
-    large_floor: bool = True  # at the finer look, candidates read under LARGE_FLOOR are dropped
     size_rule: bool = True  # unsure candidates far smaller or bigger than the sure dice near them are dropped
     reread: bool = True  # crops in doubt read again at all eight views
 
@@ -112,10 +110,10 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        return self._find(bgr)[0]
+        return self._find(bgr)
 
-    def _find(self, bgr: np.ndarray) -> tuple[Candidates, bool]:
-        """The candidates, and whether they come from the finer look of a large frame.
+    def _find(self, bgr: np.ndarray) -> Candidates:
+        """The candidates: of the first look, or of the finer look of a large frame.
 
         A large frame's first look is one scale at ``LARGE_DET_THRESHOLD``: the finer look's trigger was tuned on
         it. When no finer look is needed, the dice are big enough for the net's scale and the frame is read like a
@@ -157,7 +155,7 @@ class DiceReader:
             c = self._split_clusters(bgr, c)
         if len(c) > MAX_DICE:
             c = c.select(np.argsort(-c.scores)[:MAX_DICE])
-        return c, finer
+        return c
 
     def needs_finer_look(self, bgr: np.ndarray, first: Candidates) -> bool:
         """A large frame whose first look found nothing, only small dice, or nothing that reads as a die, is looked at
@@ -284,7 +282,7 @@ class DiceReader:
         return Candidates.joined(base.select(~drop), coarse.select(np.array(add)))
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
-        c, finer = self._find(img.bgr)
+        c = self._find(img.bgr)
         full = self.classifier.model_logits(img.bgr, c)
         logits = self.classifier.merge(full)
         if kind == "auto":
@@ -294,10 +292,7 @@ class DiceReader:
         best_of = np.argmax(p, axis=1)
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
-        # at a large frame's finer look a candidate read this unsurely is mostly the table's grain, seen finer than
-        # the net learnt
-        floor = LARGE_FLOOR if finer and self.rules.large_floor else 0.0
-        dice_mask = is_die(p, self.classifier.max_background) & (confs >= floor)
+        dice_mask = is_die(p, self.classifier.max_background)
         if self.rules.size_rule:
             dice_mask &= ~off_the_dice_size(c.centres, c.sides, confs, dice_mask)
         for k in np.nonzero(dice_mask)[0]:
