@@ -266,3 +266,23 @@ def test_a_run_in_progress_can_be_peeked_at_and_read_by_the_runtime(tmp_path: Pa
     assert runtime.channels == 3 and np.allclose(got, want, atol=1e-4)
     with pytest.raises(Exception, match="no classifier checkpoint"):
         peek(argparse.Namespace(**{**vars(args), "state": tmp_path / "none"}), tmp_path / "p2")
+
+
+def test_the_compact_copy_carries_the_weights_a_later_stage_started_from(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.train import state
+
+    stage1 = tmp_path / "stage1" / "classifier.pt"
+    stage1.parent.mkdir()
+    torch.save({"model": {"w": torch.arange(6, dtype=torch.float32)}, "step": 9}, stage1)
+    run = tmp_path / "run"
+    run.mkdir()
+    args = {"out": str(tmp_path / "out"), "cls_init": str(stage1), "cls_arch": "lite0"}
+    (run / state.ARGS).write_text(json.dumps(args), encoding="utf-8")
+    state.pack(run, tmp_path / "state.pt")
+    stage1.unlink()  # a new machine: the first stage's folder is not there
+    back = state.unpack(tmp_path / "state.pt", tmp_path / "again")
+    assert back["cls_init"] == str(tmp_path / "again" / state.INIT)
+    assert json.loads((tmp_path / "again" / state.ARGS).read_text(encoding="utf-8"))["cls_init"] == back["cls_init"]
+    w = torch.load(back["cls_init"], weights_only=False)["model"]["w"]
+    assert w.dtype == torch.float32 and torch.equal(w, torch.arange(6, dtype=torch.float32))

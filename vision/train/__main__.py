@@ -289,7 +289,7 @@ def main() -> None:
     args = ap.parse_args()
     if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
         ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
-    if args.cls_init is not None and (args.cls_init.suffix == ".pt") != (args.cls_arch == "lite0"):
+    if args.cls_init is not None and (args.cls_init.suffix == ".onnx") == (args.cls_arch == "lite0"):
         ap.error(
             "--cls-init takes an exported .onnx for the small classifier, a checkpoint .pt (a finished run's "
             "classifier.pt) for Lite0"

@@ -208,9 +208,9 @@ def build(
         net = lite0.Lite0(len(CLASS_NAMES), blocks, channels or 3)
         if init is not None:
             # a later stage on other data (the renderer's rich bodies) goes on from a finished run's own weights
-            if init.suffix != ".pt":
+            if init.suffix == ".onnx":
                 raise ValueError(
-                    f"a Lite0 run starts from a checkpoint (.pt: a state folder's classifier.pt), not {init}."
+                    f"a Lite0 run starts from a checkpoint (a state folder's classifier.pt), not {init}."
                 )
             ck = torch.load(init, map_location="cpu", weights_only=False)
             try:

@@ -42,6 +42,7 @@ PACKED = ROOT / "models" / "train-state" / "state.pt"
 PACK_LIMIT = 25_000_000  # bytes: what the repository takes for a run in progress
 EVERY_S = 900.0  # a checkpoint at least this often (seconds)
 ARGS = "args.json"
+INIT = "init.weights"  # a stage's starting weights, unpacked (not a phase: no .pt)
 
 
 class StateError(ValueError):
@@ -311,6 +312,11 @@ def pack(folder: Path, to: Path) -> int:
         ck["model"] = _squeeze(ck["model"])
         ck["opt"] = _squeeze_opt(ck["opt"])
         out["phases"][ck_file.stem] = ck
+    init = out["args"].get("cls_init")
+    if init and not str(init).endswith(".onnx") and Path(init).is_file():
+        # the weights a later Lite0 stage started from: a resume builds the net from them before its checkpoint
+        first = torch.load(init, map_location="cpu", weights_only=False)
+        out["init"] = _squeeze(first.get("model", first))
     for name in ("dice-detector.onnx",):
         f = Path(out["args"].get("out", "")) / name
         if f.is_file():  # trained by this run or kept (--keep-detector): the classifier's patches are labelled by it
@@ -346,6 +352,10 @@ def unpack(src: Path, folder: Path, out_dir: Path | None = None) -> dict[str, An
         ck["model"] = _widen(ck["model"])
         ck["opt"] = _widen(ck["opt"])
         _atomic_save(ck, folder / f"{name}.pt")
+    if "init" in packed:
+        _atomic_save({"model": _widen(packed["init"])}, folder / INIT)
+        args["cls_init"] = str(folder / INIT)
+        (folder / ARGS).write_text(json.dumps(args, indent=1), encoding="utf-8")
     for name, data in packed.get("files", {}).items():
         Path(args["out"]).mkdir(parents=True, exist_ok=True)
         (Path(args["out"]) / name).write_bytes(data)
