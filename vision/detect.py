@@ -53,6 +53,7 @@ def session(path: Path) -> ort.InferenceSession:
 # 2/3, 0.75, 0.85 and 1.25 all read better than one look on the validation and the train rows; 2/3 costs least, since
 # the second look at 1.5 x the scale is fused with the first look itself (model card, "Two scales")
 FUSE_SCALE = 2 / 3
+SMALL_DICE = 30.0  # median side at the net's scale, input px, under which a second look at 1.5 x is taken
 Looks = dict[int, tuple[np.ndarray, float]]  # the net's maps of one image and their scale, by the look's long side
 
 
@@ -135,7 +136,7 @@ class Detector:
         self,
         bgr: np.ndarray,
         threshold: float = 0.25,
-        small: float = 30.0,
+        small: float = SMALL_DICE,
         long_side: int | None = None,
         few: int = 0,
         looks: Looks | None = None,

@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs, softmax
 from vision.decode import Decoded, decode
-from vision.detect import Candidates, Detector, Looks
+from vision.detect import SMALL_DICE, Candidates, Detector, Looks
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -125,7 +125,7 @@ class DiceReader:
         side = self.detector.long_side
         looks: Looks = {}  # each scale is looked at once, whichever step asks for it
         large = max(bgr.shape[:2]) >= LARGE_FRAME
-        small = 30.0 if self.rules.second_look else 0.0
+        small = SMALL_DICE if self.rules.second_look else 0.0
         finer = (
             large
             and self.rules.finer_look

@@ -379,11 +379,8 @@ def peek(args: argparse.Namespace, to: Path) -> None:
     ck = torch.load(ck_file, map_location="cpu", weights_only=False)
     width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
     channels = 3 if args.cls_colour else None
-    if args.cls_arch == "lite0":
-        net = cls_train.build("lite0", channels=channels, blocks=args.cls_blocks, pretrained=False)
-    else:
-        net = cls_train.build("small", width, channels)
-    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ck["model"].items()})
+    net = cls_train.build(args.cls_arch, width, channels, blocks=args.cls_blocks, pretrained=False)
+    net.load_state_dict(ck["model"])  # copies cast a packed run's fp16 weights back to the module's float32
     to.mkdir(parents=True, exist_ok=True)
     export_classifier(net, to / CLASSIFIER_FILE, args)
     detector = args.out / DETECTOR_FILE
