@@ -202,7 +202,7 @@ def state_phase(folder: Path):  # type: ignore[no-untyped-def]
     return Phase(folder, "detector")
 
 
-def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_stores_its_bodies(
+def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_stores_its_scenes(
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("torch")
@@ -212,16 +212,26 @@ def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_st
 
     def ns(**kw: object) -> argparse.Namespace:
         base = {"calibrate_only": False, "state": tmp_path, "checkpoint_every": 900, "resume": False}
-        return argparse.Namespace(**{**base, "stop_after": None, "bodies": "rich", "out": tmp_path / "o", **kw})
+        kw = {"stop_after": None, "bodies": "rich", "synth_seed": 1, "out": tmp_path / "o", **kw}
+        return argparse.Namespace(**{**base, **kw})
 
     # a run stored by stop 32's code has no "bodies": it goes on with the renderer it started on
     (tmp_path / "args.json").write_text(json.dumps({"out": str(tmp_path / "o"), "seed": 5}), encoding="utf-8")
-    assert run_args(ns(resume=True), ns()).bodies == "plain"
+    old = run_args(ns(resume=True, synth_seed=7), ns())
+    assert (old.bodies, old.synth_seed) == ("plain", 1)
     # a fresh run stores what it renders, so that a resume reads the same scenes
     (tmp_path / "args.json").unlink()
-    run_args(ns(bodies="rich"), ns())
-    assert json.loads((tmp_path / "args.json").read_text(encoding="utf-8"))["bodies"] == "rich"
-    assert run_args(ns(resume=True, bodies="plain"), ns()).bodies == "rich"
+    run_args(ns(bodies="rich", synth_seed=30_001), ns())
+    stored = json.loads((tmp_path / "args.json").read_text(encoding="utf-8"))
+    assert (stored["bodies"], stored["synth_seed"]) == ("rich", 30_001)
+    again = run_args(ns(resume=True, bodies="plain"), ns())
+    assert (again.bodies, again.synth_seed) == ("rich", 30_001)
+
+
+def test_training_renders_never_reach_the_validation_or_test_scenes_seeds() -> None:
+    pytest.importorskip("torch")
+    r = _train_cli("--synth-seed", "795000", "--synth", "2000")
+    assert r.returncode != 0 and "--synth-seed with --synth 2000 is 0 to 788000" in r.stderr
 
 
 def test_a_lite0_stage_starts_from_a_finished_runs_checkpoint(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ def set_meta(proto: onnx.ModelProto, meta: dict[str, Any]) -> None:
             proto.metadata_props.add(key=k, value=str(v))
 
 
+SYNTH_SEED_MAX = 800_000  # the large test frames' seeds begin here, the validation scenes' above them
 DET_GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # detector thresholds the calibration weighs
 
 
@@ -272,6 +273,12 @@ def main() -> None:
         choices=("rich", "plain"),
         help="rendered die bodies: rich (marbled, glitter, translucent, pearl, metallic, carved) or plain, as before",
     )
+    ap.add_argument(
+        "--synth-seed",
+        type=int,
+        default=1,
+        help="first seed of the training renders (poker scenes from 10000 on): a later stage sees new scenes",
+    )
     ap.add_argument("--cls-arch", default="small", choices=("small", "lite0"), help="the classifier network")
     ap.add_argument("--cls-blocks", type=int, default=16, help="lite0: how many of its 16 blocks to keep")
     ap.add_argument("--no-pretrained", action="store_true", help="lite0: start from random weights, not ImageNet's")
@@ -289,6 +296,9 @@ def main() -> None:
     args = ap.parse_args()
     if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
         ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
+    if not 0 <= args.synth_seed <= SYNTH_SEED_MAX - args.synth - 10_000:
+        # the validation scenes start at VAL_SYNTH_SEED and the large test frames at 800000: never train on them
+        ap.error(f"--synth-seed with --synth {args.synth} is 0 to {SYNTH_SEED_MAX - args.synth - 10_000}")
     if args.cls_init is not None and (args.cls_init.suffix == ".onnx") == (args.cls_arch == "lite0"):
         ap.error(
             "--cls-init takes an exported .onnx for the small classifier, a checkpoint .pt (a finished run's "
@@ -332,6 +342,7 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         saved = json.loads(stored.read_text(encoding="utf-8"))
         # a run started before the renderer drew rich bodies (stop 33) goes on with the bodies it started on
         saved.setdefault("bodies", "plain")
+        saved.setdefault("synth_seed", 1)  # and on the scenes it started on (before stop 34)
         for k, v in saved.items():
             setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
         return args
@@ -423,7 +434,12 @@ def run(args: argparse.Namespace) -> None:
         n = args.synth if kind == "poker" else args.synth // 2
         if not args.calibrate_only:  # calibration reads the validation scenes only
             train += synth_samples(
-                n, kind, seed0=10_000 * (kind == "poker") + 1, jobs=jobs, steep=args.steep, bodies=args.bodies
+                n,
+                kind,
+                seed0=10_000 * (kind == "poker") + args.synth_seed,
+                jobs=jobs,
+                steep=args.steep,
+                bodies=args.bodies,
             )
         val += synth_samples(
             max(n // 6, 2 if n else 0),
