@@ -9,10 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.reader
+import vision.looks
 from tests.vision.drawing import draw_die, scene, table
 from vision.classify import kind_probs
 from vision.detect import Candidates
+from vision.looks import needs_finer_look
 from vision.reader import DiceReader, Rules, get_reader, off_the_dice_size
 from vision.reading import ImageError
 
@@ -178,7 +179,7 @@ def test_without_the_finer_look_those_dice_are_lost(
     reader: DiceReader, phone_photo: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the reason for the finer look: at the trained scale alone the same photo reads as no dice or a few
-    monkeypatch.setattr("vision.reader.LARGE_FRAME", 10**9)
+    monkeypatch.setattr("vision.looks.LARGE_FRAME", 10**9)
     assert len(reader.read_bytes(phone_photo, kind="pip").dice) < 4
 
 
@@ -191,19 +192,20 @@ def test_a_cluster_of_tiny_dice_in_a_large_photo_is_read_as_its_dice(
     img = _block(values, columns=4, corner=(1600, 1300), pitch=76, side=30, turn=13.0)
     photo = bytes(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
     assert sorted(d.face for d in reader.read_bytes(photo, kind="pip").dice) == sorted(map(str, values))
-    monkeypatch.setattr("vision.reader.FINER_FEW", 0)
+    monkeypatch.setattr("vision.looks.FINER_FEW", 0)
     assert len(reader.read_bytes(photo, kind="pip").dice) < 2  # what the finer look alone made of it
 
 
 def test_only_a_large_frame_of_small_dice_is_looked_at_finer(reader: DiceReader) -> None:
     small_frame, _ = scene([1, 4], side=20, seed=6)
-    assert not reader.needs_finer_look(small_frame, reader.detector.detect(small_frame))
+    det, cls = reader.detector, reader.classifier
+    assert not needs_finer_look(det, cls, small_frame, det.detect(small_frame))
     big_dice = table(2000, 1500, seed=8)
     for i, value in enumerate([2, 5]):
         draw_die(big_dice, 700 + 500 * i, 700, 220, value)
     first = reader.detector.detect(big_dice, reader.classifier.det_threshold)
-    assert len(first) == 2 and not reader.needs_finer_look(big_dice, first)
-    assert reader.needs_finer_look(table(2000, 1500, seed=8), Candidates.empty())
+    assert len(first) == 2 and not needs_finer_look(det, cls, big_dice, first)
+    assert needs_finer_look(det, cls, table(2000, 1500, seed=8), Candidates.empty())
 
 
 def test_a_large_frame_of_dice_big_enough_is_looked_at_as_a_small_one(
@@ -222,7 +224,7 @@ def test_a_large_frame_of_dice_big_enough_is_looked_at_as_a_small_one(
 
     monkeypatch.setattr(reader.detector, "detect", spy)
     faces = sorted(d.face for d in reader.read_array(large, kind="pip").dice)
-    assert calls[0] == (vision.reader.LARGE_DET_THRESHOLD, False)
+    assert calls[0] == (vision.looks.LARGE_DET_THRESHOLD, False)
     assert len(calls) > 1 and set(calls[1:]) == {(reader.classifier.det_threshold, True)}
     assert faces == sorted(d.face for d in reader.read_array(small, kind="pip").dice) == list("123456")
     # a photo of tiny dice takes the finer look, and keeps one scale at the threshold the finer look was tuned with
@@ -231,7 +233,7 @@ def test_a_large_frame_of_dice_big_enough_is_looked_at_as_a_small_one(
     for i, value in enumerate([3, 5]):
         draw_die(tiny, 1800 + 120 * i, 1500, 40, value)
     reader.read_array(tiny, kind="pip")
-    assert len(calls) > 1 and set(calls) == {(vision.reader.LARGE_DET_THRESHOLD, False)}
+    assert len(calls) > 1 and set(calls) == {(vision.looks.LARGE_DET_THRESHOLD, False)}
 
 
 def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
@@ -258,7 +260,7 @@ def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
     assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
     # taking the patch at its word, as the reader did before, loses the dice
     calls.clear()
-    monkeypatch.setattr(reader, "_any_die", lambda bgr, c: True)
+    monkeypatch.setattr("vision.looks.read_as_dice", lambda cls, bgr, c: np.ones(len(c), bool))
     assert len(reader.read_array(img, kind="pip").dice) < 2
 
 
@@ -270,7 +272,7 @@ def test_a_block_of_tiny_dice_read_as_one_big_die_is_read_as_its_dice(
     values = [6, 3, 3, 5, 2, 4, 6]
     img = _block(values, columns=3, corner=(1800, 1400), pitch=99, side=45, turn=11.0)
     assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
-    monkeypatch.setattr("vision.reader.SPLIT_MIN", len(values) + 1)  # not looked into: the reader before
+    monkeypatch.setattr("vision.looks.SPLIT_MIN", len(values) + 1)  # not looked into: the reader before
     (one,) = reader.read_array(img, kind="pip").dice
     assert one.face == "4" and one.box[2] - one.box[0] > 300
 
