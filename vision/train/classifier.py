@@ -19,7 +19,7 @@ from torch.nn import functional as F
 
 from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
-from vision.train import lite0
+from vision.train import ensemble, lite0
 from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
@@ -152,9 +152,12 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
     A class the file lacks (a printing) starts as a copy of its face, a log-share lower, so that the face's merged
     probability is what it was: fine-tuning then only has to tell the printings apart. ``channels=3`` turns a grey
     model into a colour one that reads exactly as it did (its first layer weighs the channels as luma does), so that
-    fine-tuning can learn what colour adds.
+    fine-tuning can learn what colour adds. From an ensemble (the bundled file since stop 36), its grey classifier;
+    rebuild the ensemble after (``vision.train.ensemble``).
     """
     proto = onnx.load(str(path))
+    if ensemble.is_ensemble(proto):
+        proto = ensemble.part(proto, "grey")
     names = json.loads({p.key: p.value for p in proto.metadata_props}["class_names"])
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in proto.graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in proto.graph.node if n.op_type == "Conv"]
@@ -186,8 +189,9 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
 
 
 def from_onnx_channels(path: Path) -> int:
-    """How many channels an exported classifier reads."""
-    return _input_channels(onnx.load(str(path)))
+    """How many channels an exported classifier reads (of an ensemble: its grey part, which ``from_onnx`` takes)."""
+    proto = onnx.load(str(path))
+    return 1 if ensemble.is_ensemble(proto) else _input_channels(proto)
 
 
 def _input_channels(proto: onnx.ModelProto) -> int:
