@@ -22,9 +22,8 @@ import onnx
 from onnx import helper, numpy_helper
 
 from vision.classify import GREY
+from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE
 
-CLASSIFIER_FILE = "dice-faces.onnx"
-DETECTOR_FILE = "dice-detector.onnx"
 # what both files must agree on for one crop to serve both
 SHARED_META = ("class_names", "input_size", "context", "context_px")
 # the reader's calibration: the ensemble must be calibrated again, so none is carried over
