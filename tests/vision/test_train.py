@@ -3,6 +3,7 @@ exported model. Those that need torch run only where the ``train`` extra is inst
 
 from __future__ import annotations
 
+import platform
 from dataclasses import replace
 from pathlib import Path
 
@@ -112,6 +113,36 @@ def test_a_stretched_training_item_turns_a_square_die_into_an_oblong_of_the_same
     assert 0.2 < len(stretched) / len(draws) < 0.4  # a share of the items, not all
     assert stretched.min() >= 1 / STRETCH_MAX and stretched.max() <= STRETCH_MAX
     assert (stretched > 4 / 3).any() and (stretched < 3 / 4).any()  # both ways, as far as a 4:3 photo to a square
+
+
+def test_a_shrunk_training_crop_shows_a_far_die_at_the_size_the_reader_crops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("torch")
+    from vision.train import classifier as cls
+
+    img = np.zeros((cls.PATCH, cls.PATCH, 3), np.uint8)
+    c, h = cls.PATCH // 2, cls.PATCH_DIE // 2
+    img[c - h : c + h, c - h : c + h] = 230  # a 48 px white die, as patches store every die
+    for k in range(50):
+        small, side = cls.shrink(img, 48.0, np.random.default_rng(k))
+        assert cls.SMALL_SIDE[0] - 1 <= side <= cls.SMALL_SIDE[1] + 1
+        assert small.shape == (round(cls.PATCH * side / cls.PATCH_DIE),) * 2 + (3,)
+    assert cls.shrink(img, 10.0, np.random.default_rng(0))[1] <= 10.5  # never larger than the die was
+
+    def share(small_p: float) -> float:
+        """Median share of a training crop the die covers."""
+        monkeypatch.setattr(cls, "SMALL_P", small_p)
+        shares = []
+        for k in range(120):
+            g = cls.make_crop(cls.Patch(img, 0, 1.0, 48.0), np.random.default_rng(k)).mean(axis=2)
+            shares.append(float((g > (g.min() + g.max()) / 2).mean()))
+        return float(np.median(shares))
+
+    # the reader adds CONTEXT_PX to every crop, so a far die fills less of its crop than a near one: ~0.39 of it at
+    # 20 px, 0.54 at 48 px (rotations and perspective keep the medians a little lower)
+    near, far = share(0.0), share(1.0)
+    assert 0.4 < near < 0.55 and 0.3 < far < 0.45 and far < near - 0.04
 
 
 def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
@@ -301,3 +332,46 @@ def test_training_scenes_take_the_bodies_asked_for() -> None:
         for a, b in zip(plain, rich, strict=True)
     )
     assert any(not np.array_equal(a.img, b.img) for a, b in zip(plain, rich, strict=True))
+
+
+RELEASE_PROBE = """
+import sys
+import numpy as np
+if sys.argv[1] == "1":
+    from vision.train.__main__ import release_freed_images
+    assert release_freed_images()
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 // 2**20
+x = np.ones((480, 640, 3), np.uint8)
+del x  # glibc's first freed image raises its threshold: later ones come from the heap and stay there
+before = rss()
+scenes = [np.ones((480, 640, 3), np.uint8) for _ in range(300)]
+patches = [np.ones((100, 100, 3), np.uint8) for _ in range(300)]  # allocated after: they pin the heap's top
+del scenes
+print(rss() - before)
+"""
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/statm").is_file() or platform.libc_ver()[0] != "glibc",
+    reason="glibc's allocator, measured through /proc",
+)
+def test_training_gives_freed_scenes_back_to_the_system() -> None:
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[2]
+
+    def kept_mb(release: bool) -> int:
+        run = subprocess.run(
+            [sys.executable, "-c", RELEASE_PROBE, "1" if release else "0"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return int(run.stdout.split()[-1])
+
+    assert kept_mb(release=False) > 150  # 276 MB of freed scenes held: what killed a Lite0 run at 22 GB of 23
+    assert kept_mb(release=True) < 50
