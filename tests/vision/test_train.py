@@ -115,24 +115,46 @@ def test_a_stretched_training_item_turns_a_square_die_into_an_oblong_of_the_same
     assert (stretched > 4 / 3).any() and (stretched < 3 / 4).any()  # both ways, as far as a 4:3 photo to a square
 
 
+def white_die_patch() -> np.ndarray:
+    """A 48 px white die on a black table, as the classifier's patches store every die."""
+    img = np.zeros((160, 160, 3), np.uint8)
+    img[56:104, 56:104] = 230
+    return img
+
+
+def test_a_far_die_is_a_near_one_shrunk_for_a_share_of_the_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.train import augment
+    from vision.train.augment import SMALL_SIDE, far_die
+
+    img = white_die_patch()
+    assert all(far_die(img, 48.0, 48.0, np.random.default_rng(k)) is None for k in range(50))  # off by default
+    monkeypatch.setattr(augment, "SMALL_P", 1.0)
+    for k in range(50):
+        far = far_die(img, 48.0, 48.0, np.random.default_rng(k))
+        assert far is not None
+        small, side = far
+        assert SMALL_SIDE[0] - 1 <= side <= SMALL_SIDE[1] + 1
+        assert small.shape == (round(160 * side / 48),) * 2 + (3,)
+        assert small[: small.shape[0] // 4].max() < 60  # the table stays table, the die in the middle
+    far = far_die(img, 10.0, 48.0, np.random.default_rng(0))
+    assert far is not None and far[1] <= 10.5  # never larger than the die was
+    monkeypatch.setattr(augment, "SMALL_P", 0.3)
+    drawn = [far_die(img, 48.0, 48.0, np.random.default_rng(k)) is not None for k in range(1000)]
+    assert 0.25 < np.mean(drawn) < 0.35
+
+
 def test_a_shrunk_training_crop_shows_a_far_die_at_the_size_the_reader_crops_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("torch")
+    from vision.train import augment
     from vision.train import classifier as cls
 
-    img = np.zeros((cls.PATCH, cls.PATCH, 3), np.uint8)
-    c, h = cls.PATCH // 2, cls.PATCH_DIE // 2
-    img[c - h : c + h, c - h : c + h] = 230  # a 48 px white die, as patches store every die
-    for k in range(50):
-        small, side = cls.shrink(img, 48.0, np.random.default_rng(k))
-        assert cls.SMALL_SIDE[0] - 1 <= side <= cls.SMALL_SIDE[1] + 1
-        assert small.shape == (round(cls.PATCH * side / cls.PATCH_DIE),) * 2 + (3,)
-    assert cls.shrink(img, 10.0, np.random.default_rng(0))[1] <= 10.5  # never larger than the die was
+    img = white_die_patch()
 
     def share(small_p: float) -> float:
         """Median share of a training crop the die covers."""
-        monkeypatch.setattr(cls, "SMALL_P", small_p)
+        monkeypatch.setattr(augment, "SMALL_P", small_p)
         shares = []
         for k in range(120):
             g = cls.make_crop(cls.Patch(img, 0, 1.0, 48.0), np.random.default_rng(k)).mean(axis=2)
@@ -141,8 +163,8 @@ def test_a_shrunk_training_crop_shows_a_far_die_at_the_size_the_reader_crops_it(
 
     # the reader adds CONTEXT_PX to every crop, so a far die fills less of its crop than a near one: ~0.39 of it at
     # 20 px, 0.54 at 48 px (rotations and perspective keep the medians a little lower)
-    near, far = share(0.0), share(1.0)
-    assert 0.4 < near < 0.55 and 0.3 < far < 0.45 and far < near - 0.04
+    near, shrunk = share(0.0), share(1.0)
+    assert 0.4 < near < 0.55 and 0.3 < shrunk < 0.45 and shrunk < near - 0.04
 
 
 def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None:
@@ -338,7 +360,7 @@ RELEASE_PROBE = """
 import sys
 import numpy as np
 if sys.argv[1] == "1":
-    from vision.train.__main__ import release_freed_images
+    from vision.train.data import release_freed_images
     assert release_freed_images()
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * 4096 // 2**20
@@ -360,7 +382,6 @@ def test_training_gives_freed_scenes_back_to_the_system() -> None:
     import subprocess
     import sys
 
-    pytest.importorskip("torch")
     root = Path(__file__).resolve().parents[2]
 
     def kept_mb(release: bool) -> int:

@@ -8,8 +8,6 @@ temperature, detector threshold and the confidence under which a die is flagged 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import ctypes.util
 import hashlib
 import io
 import json
@@ -39,6 +37,7 @@ from vision.train.data import (
     VAL_SYNTH_SEED,
     Sample,
     load_photos,
+    release_freed_images,
     synth_samples,
     to_sample,
 )
@@ -412,25 +411,13 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def release_freed_images() -> bool:
-    """Have glibc give every freed block of 64 kB or more back to the system at once. Its default threshold grows
-    with the first freed images, so the thousands of rendered scenes and patches freed before training stayed in the
-    process: a Lite0 run held 22 GB of 23 and was killed at a checkpoint (stop 42); with this, 13 GB. False where
-    the C library has no ``mallopt`` (not glibc)."""
-    name = ctypes.util.find_library("c")
-    libc = ctypes.CDLL(name) if name else None
-    mallopt = getattr(libc, "mallopt", None)
-    m_mmap_threshold = -3
-    return bool(mallopt and mallopt(m_mmap_threshold, 64 * 1024) == 1)
-
-
 def run(args: argparse.Namespace) -> None:
     if args.keep_detector and not (args.out / DETECTOR_FILE).is_file():
         raise state.StateError(f"--keep-detector keeps {args.out / DETECTOR_FILE}, which is not there: copy one in.")
     release_freed_images()
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
-    cls_train.SMALL_P = args.small  # likewise
+    augment.SMALL_P = args.small  # likewise
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device

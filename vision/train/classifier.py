@@ -20,7 +20,7 @@ from torch.nn import functional as F
 from vision.classify import GREY, to_input
 from vision.reading import PRINTINGS
 from vision.train import ensemble, lite0
-from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
+from vision.train.augment import colour, far_die, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
 from vision.train.state import Phase, run_phase
@@ -34,12 +34,6 @@ PATCH_DIE = 48  # die side inside a stored patch
 # log of the crop's scale against the detector's side, drawn in training: off by -35..+30 % on one die in five
 SIDE_JITTER = (-0.3, 0.35)
 PATCH = 160
-# the renders draw no die under ~30 px, yet far cameras (rune55-small-far: a quarter of its dice under 22 px, most of
-# them blurred) see 9-28 px ones: ``--small SHARE`` shrinks that share of the training crops' dice to such a side
-# first, defocused and JPEG-coded at that size as a camera would, so the classifier learns faces from a few pixels.
-# Off by default: a run without it draws exactly as before the option
-SMALL_P = 0.0
-SMALL_SIDE = (9.0, 28.0)
 
 
 @dataclass
@@ -97,8 +91,8 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
     context = crop_context(p.side)
     if train:
         img, f = p.img, 1.0
-        if SMALL_P > 0 and rng.random() < SMALL_P:
-            img, side = shrink(p.img, p.side, rng)
+        if far := far_die(p.img, p.side, PATCH_DIE, rng):
+            img, side = far
             f, context = img.shape[0] / PATCH, crop_context(side)
         # the classifier must read the detector's mis-sized crops too
         scale = CROP / (context * PATCH_DIE * math.exp(rng.uniform(*SIDE_JITTER))) / f
@@ -119,22 +113,6 @@ def make_crop(p: Patch, rng: np.random.Generator, train: bool = True) -> np.ndar
         m = similarity(c, c, CROP / (context * PATCH_DIE), 0.0, False, CROP)
         crop = cv2.warpAffine(p.img, m, (CROP, CROP), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     return crop
-
-
-def shrink(patch: np.ndarray, side: float, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-    """The patch as a camera seeing its die at a side drawn from SMALL_SIDE would (never larger than it was), and
-    that side: resampled, maybe defocused and JPEG-coded at its own few pixels."""
-    target = min(float(rng.uniform(*SMALL_SIDE)), side)
-    n = max(8, round(PATCH * target / PATCH_DIE))
-    small = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.6:
-        small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
-    if rng.random() < 0.5:
-        ok, enc = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 85))])
-        dec = cv2.imdecode(enc, cv2.IMREAD_UNCHANGED) if ok else None
-        if dec is not None:
-            small = np.asarray(dec).reshape(small.shape)
-    return small, n * PATCH_DIE / PATCH
 
 
 class CropSet(torch.utils.data.Dataset[tuple[np.ndarray, int]]):
