@@ -246,7 +246,7 @@ def main() -> None:
         "--small",
         type=float,
         default=0.0,
-        help="share of classifier training crops whose die is first shrunk to 12-28 px, as a far camera sees it",
+        help="share of classifier training crops whose die is first shrunk to 9-28 px, as a far camera sees it",
     )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")

@@ -287,8 +287,8 @@ def synth_samples(
 def release_freed_images() -> bool:
     """Have glibc give every freed block of 64 kB or more back to the system at once. Its default threshold grows
     with the first freed images, so the thousands of rendered scenes and patches freed before training stayed in the
-    process: a Lite0 run held 22 GB of 23 and was killed at a checkpoint (stop 42); with this, 13 GB. False where
-    the C library has no ``mallopt`` (not glibc)."""
+    process: a Lite0 run held 22 GB of 23 and was killed at a checkpoint (model card, "Far dice"); with this, 13 GB.
+    False where the C library has no ``mallopt`` (not glibc)."""
     name = ctypes.util.find_library("c")
     libc = ctypes.CDLL(name) if name else None
     mallopt = getattr(libc, "mallopt", None)
