@@ -199,7 +199,8 @@ def from_onnx_channels(path: Path) -> int:
 
 
 def _input_channels(proto: onnx.ModelProto) -> int:
-    return int(proto.graph.input[0].type.tensor_type.shape.dim[1].dim_value) or 1
+    channels = ensemble.input_shape(proto)[1]
+    return channels if isinstance(channels, int) else 1
 
 
 def build(

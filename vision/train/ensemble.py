@@ -34,6 +34,11 @@ def _meta(model: onnx.ModelProto) -> dict[str, str]:
     return {p.key: p.value for p in model.metadata_props}
 
 
+def input_shape(model: onnx.ModelProto) -> list[int | str]:
+    """The graph input's dimensions: a size where fixed, its name where not."""
+    return [d.dim_value or d.dim_param for d in model.graph.input[0].type.tensor_type.shape.dim]
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return bool(json.loads(a) == json.loads(b))
@@ -49,8 +54,7 @@ def combine(grey: onnx.ModelProto, colour: onnx.ModelProto, weight: float) -> on
     for key in SHARED_META:
         if not _same(ga.get(key, ""), gb.get(key, "")):
             raise ValueError(f"the two classifiers differ in {key}: {ga.get(key)!r} against {gb.get(key)!r}.")
-    shape_a = [d.dim_value or d.dim_param for d in grey.graph.input[0].type.tensor_type.shape.dim]
-    shape_b = [d.dim_value or d.dim_param for d in colour.graph.input[0].type.tensor_type.shape.dim]
+    shape_a, shape_b = input_shape(grey), input_shape(colour)
     if len(shape_a) != 4 or len(shape_b) != 4 or shape_a[1] != 1 or shape_b[1] != 3 or shape_a[2:] != shape_b[2:]:
         raise ValueError(f"need a grey (n, 1, s, s) and a colour (n, 3, s, s) classifier, got {shape_a} and {shape_b}.")
     opsets = {(o.domain, o.version) for m in (grey, colour) for o in m.opset_import}
