@@ -322,6 +322,8 @@ def validation(reader: DiceReader, args: argparse.Namespace) -> int:
     makers[f"synth-large-val{tag}"] = lambda: large_rows(
         args.large_scenes, "train", VAL_SYNTH_SEED + 20_000, args.bodies
     )
+    for folder in args.scenes:  # photographic renders: their rows the training holds back by the same hash
+        makers[f"{folder.name}-val"] = lambda f=folder: test_rows(f, "val")
     total = Tally()
     for name, make in makers.items():
         if args.sets and name not in args.sets:
@@ -363,6 +365,13 @@ def main() -> int:
     ap.add_argument("--poker-scenes", type=int, default=200, help="rendered when data/synth-poker-test/ is absent")
     ap.add_argument("--large-scenes", type=int, default=60, help="rendered large frames (0: none)")
     ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
+    ap.add_argument(
+        "--scenes",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="--split val: also these folders of labelled scenes (vision.synth.photoreal's Blender renders)",
+    )
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--json", action="store_true", help="one JSON object per set")
     ap.add_argument(

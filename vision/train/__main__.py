@@ -38,6 +38,7 @@ from vision.train.data import (
     Sample,
     load_photos,
     release_freed_images,
+    scene_samples,
     synth_samples,
     to_sample,
 )
@@ -248,6 +249,14 @@ def main() -> None:
         default=0.0,
         help="share of classifier training crops whose die is first shrunk to 9-28 px, as a far camera sees it",
     )
+    ap.add_argument(
+        "--scenes",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="folders of labelled scenes to train on as well (labels.csv as the photos'; the Blender renders of "
+        "python -m vision.synth.photoreal)",
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -350,6 +359,7 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         # a run started before the renderer drew rich bodies (stop 33) goes on with the bodies it started on
         saved.setdefault("bodies", "plain")
         saved.setdefault("synth_seed", 1)  # and on the scenes it started on (before stop 34)
+        saved["scenes"] = [Path(p) for p in saved.get("scenes", [])]  # and with no Blender scenes (before stop 38)
         for k, v in saved.items():
             setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
         return args
@@ -362,6 +372,7 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
     for old in (*folder.glob("*.pt"), *folder.glob("*.done")):
         old.unlink()  # a finished run's: its models are exported
     keep = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k not in RUN_CONTROL}
+    keep["scenes"] = [str(p) for p in args.scenes]
     stored.write_text(json.dumps(keep, indent=1), encoding="utf-8")
     return args
 
@@ -438,6 +449,8 @@ def run(args: argparse.Namespace) -> None:
     t0 = time.time()
     photos = load_photos(("train", "val"))
     train = [to_sample(it) for it in photos if it.split == "train"]
+    for folder in args.scenes:
+        train += scene_samples(folder)
     val = [to_sample(it) for it in photos if it.split == "val"]
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2

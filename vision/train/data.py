@@ -151,6 +151,27 @@ def load_photos(splits: tuple[str, ...] = ("train", "val")) -> list[Item]:
     return out
 
 
+def scene_samples(folder: Path, split: str = "train") -> list[Sample]:
+    """The ``split`` rows of a folder of labelled scenes laid out as a photo set (labels.csv), such as the Blender
+    renders of ``vision.synth.photoreal``; its optional ``printed`` column (what each die shows: "D" for a German
+    queen) is what the classifier is taught, as for the flat renders. Rows hashed to ``val`` are held back to measure
+    on (``read_bench.py --split val --scenes``)."""
+    with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
+        printed = {row["image"]: row.get("printed", "").split() for row in csv.DictReader(fh)}
+    out = []
+    for it in load_labels(folder, fixes={}):
+        if it.split != split:
+            continue
+        s = to_sample(it)
+        shown = printed[it.name.split("/", 1)[1]]
+        if shown:
+            s.teach = np.array(
+                [CLASS_NAMES.index(p if p in PRINTINGS else FACES[c]) for p, c in zip(shown, s.classes, strict=True)]
+            )
+        out.append(s)
+    return out
+
+
 def read_bgr(path: Path) -> np.ndarray:
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
