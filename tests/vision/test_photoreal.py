@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vision.synth import photoreal
-from vision.train.data import CLASS_NAMES, scene_samples
+from vision.train.data import CLASS_NAMES, scene_samples, source_weight
 
 BLENDER_SCRIPT = Path(photoreal.__file__).with_name("blender_scene.py")
 
@@ -130,3 +130,6 @@ def test_scene_folders_train_on_what_each_die_shows(tmp_path: Path) -> None:
     s = train[0]
     assert [CLASS_NAMES[c] for c in s.taught] == ["D", "K"]
     assert np.allclose(s.centres, [(20, 20), (50, 20)]) and np.allclose(s.sides, 20)
+    assert source_weight(s, 2.0) == 2.0  # weighed as photos unless told
+    heavy = scene_samples(folder, weight=3.0)
+    assert {source_weight(t, 2.0) for t in heavy} == {3.0}

@@ -257,6 +257,9 @@ def main() -> None:
         help="folders of labelled scenes to train on as well (labels.csv as the photos'; the Blender renders of "
         "python -m vision.synth.photoreal)",
     )
+    ap.add_argument(
+        "--scenes-weight", type=float, default=1.0, help="weight of --scenes crops against the flat renders'"
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -450,7 +453,7 @@ def run(args: argparse.Namespace) -> None:
     photos = load_photos(("train", "val"))
     train = [to_sample(it) for it in photos if it.split == "train"]
     for folder in args.scenes:
-        train += scene_samples(folder)
+        train += scene_samples(folder, weight=args.scenes_weight)
     val = [to_sample(it) for it in photos if it.split == "val"]
     for kind in ("pip", "poker"):
         n = args.synth if kind == "poker" else args.synth // 2

@@ -151,11 +151,11 @@ def load_photos(splits: tuple[str, ...] = ("train", "val")) -> list[Item]:
     return out
 
 
-def scene_samples(folder: Path, split: str = "train") -> list[Sample]:
+def scene_samples(folder: Path, split: str = "train", weight: float | None = None) -> list[Sample]:
     """The ``split`` rows of a folder of labelled scenes laid out as a photo set (labels.csv), such as the Blender
     renders of ``vision.synth.photoreal``; its optional ``printed`` column (what each die shows: "D" for a German
     queen) is what the classifier is taught, as for the flat renders. Rows hashed to ``val`` are held back to measure
-    on (``read_bench.py --split val --scenes``)."""
+    on (``read_bench.py --split val --scenes``). ``weight``: their crops' weight against a flat render's."""
     with open(folder / "labels.csv", newline="", encoding="utf-8") as fh:
         printed = {row["image"]: row.get("printed", "").split() for row in csv.DictReader(fh)}
     out = []
@@ -163,6 +163,7 @@ def scene_samples(folder: Path, split: str = "train") -> list[Sample]:
         if it.split != split:
             continue
         s = to_sample(it)
+        s.weight = weight
         shown = printed[it.name.split("/", 1)[1]]
         if shown:
             s.teach = np.array(
@@ -192,6 +193,7 @@ class Sample:
     teach: np.ndarray | None = None  # the class to teach per die where it differs: a printing ("D" for a queen)
     # (m, 3) centre x, y and die side of side faces in clear view (renders only): a reader must not take them for tops
     side_spots: np.ndarray | None = None
+    weight: float | None = None  # how often its crops are drawn against a render's; None: by its source
 
     @property
     def taught(self) -> np.ndarray:
@@ -217,6 +219,8 @@ def die_sides(item: Item) -> np.ndarray:
 
 def source_weight(s: Sample, photo_weight: float) -> float:
     """Real photos may count more than renders, which outnumber them many times over."""
+    if s.weight is not None:
+        return s.weight
     return 1.0 if s.name.startswith("synth-") else photo_weight
 
 
