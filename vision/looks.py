@@ -153,8 +153,14 @@ def _replace_split_dice(
         near = np.hypot(*(base.centres - coarse.centres[k]).T) if len(base) else np.zeros(0)
         # big candidates well inside its face and smaller: pips of it, or other dice if it is a blur of several
         inside = (near < 0.45 * side) & (base.sides < 0.6 * side) & (base.sides * f0 >= PIP_AS_DIE) & ~drop
-        if not inside.any() and (near < 0.5 * side).any():
-            continue  # the normal look saw this die whole
+        tight = (near < 0.5 * side) & ~inside & ~drop
+        if not inside.any() and tight.any():
+            if read_as_dice(classifier, bgr, base.select(tight)).any():
+                continue  # the normal look saw this die whole
+            # it saw the die but too small (a close-up's side is often underrated): its crop holds the pips, not the
+            # die, and reads as no die; the coarse candidate replaces it if it reads surely
+        else:
+            tight[:] = False
         big_p = softmax(classifier.logits(bgr, coarse.select(np.array([k]))))[0, :BACKGROUND]
         if inside.any():
             # pips of a big die look like dice showing 1, and there are no more of them than it has pips (a 9 or 10
@@ -165,7 +171,7 @@ def _replace_split_dice(
             if not ((small == 0).all() and (face + 1 if face < 6 else 10) >= len(small)):
                 continue
         if float(big_p.max()) > 0.8:
-            drop |= inside
+            drop |= inside | tight
             add.append(int(k))
     if not add:
         return base

@@ -258,10 +258,11 @@ def test_a_big_candidate_that_is_no_die_does_not_hide_tiny_dice(
 
     monkeypatch.setattr(reader.detector, "detect", patch_at_first_look)
     assert sorted(d.face for d in reader.read_array(img, kind="pip").dice) == sorted(map(str, values))
-    # taking the patch at its word, as the reader did before, loses the dice
+    # taking the patch at its word, as the reader did before, loses dice (the stop-38 detector still finds two of the
+    # three at the normal scale; the one before found at most one)
     calls.clear()
     monkeypatch.setattr("vision.looks.read_as_dice", lambda cls, bgr, c: np.ones(len(c), bool))
-    assert len(reader.read_array(img, kind="pip").dice) < 2
+    assert len(reader.read_array(img, kind="pip").dice) < len(values)
 
 
 def test_a_block_of_tiny_dice_read_as_one_big_die_is_read_as_its_dice(
