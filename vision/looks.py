@@ -153,14 +153,14 @@ def _replace_split_dice(
         near = np.hypot(*(base.centres - coarse.centres[k]).T) if len(base) else np.zeros(0)
         # big candidates well inside its face and smaller: pips of it, or other dice if it is a blur of several
         inside = (near < 0.45 * side) & (base.sides < 0.6 * side) & (base.sides * f0 >= PIP_AS_DIE) & ~drop
-        tight = (near < 0.5 * side) & ~inside & ~drop
-        if not inside.any() and tight.any():
-            if read_as_dice(classifier, bgr, base.select(tight)).any():
-                continue  # the normal look saw this die whole
+        whole = (near < 0.5 * side) & ~inside
+        tight = np.zeros_like(inside)  # what the normal look saw of this die too small to read, replaced below
+        if not inside.any() and whole.any():
+            if (whole & drop).any() or read_as_dice(classifier, bgr, base.select(whole)).any():
+                continue  # the normal look saw this die whole (or another coarse candidate already replaced it)
             # it saw the die but too small (a close-up's side is often underrated): its crop holds the pips, not the
             # die, and reads as no die; the coarse candidate replaces it if it reads surely
-        else:
-            tight[:] = False
+            tight = whole
         big_p = softmax(classifier.logits(bgr, coarse.select(np.array([k]))))[0, :BACKGROUND]
         if inside.any():
             # pips of a big die look like dice showing 1, and there are no more of them than it has pips (a 9 or 10
