@@ -56,14 +56,37 @@ def test_a_plan_depends_on_its_seed_alone(tmp_path: Path) -> None:
     assert np.array_equal(atlas, cv2.imread(str(b / pb["dice"][0]["atlas"])))
 
 
-def test_planned_dice_never_overlap() -> None:
+def _inside(px: float, py: float, die: tuple[float, float, float], half: float) -> bool:
+    x, y, yaw = die
+    u = (px - x) * math.cos(yaw) + (py - y) * math.sin(yaw)
+    v = -(px - x) * math.sin(yaw) + (py - y) * math.cos(yaw)
+    return abs(u) <= half and abs(v) <= half
+
+
+@pytest.mark.parametrize("push", [0.25, 0.5])
+def test_planned_dice_never_overlap_yet_some_touch(push: float) -> None:
+    side, closest = 0.016, []
+    grid = np.linspace(-0.5, 0.5, 9) * side
     for seed in range(20):
-        rng = np.random.default_rng(seed)
-        spots = photoreal._place(rng, 12, 0.016, 0.03)
-        assert 1 <= len(spots) <= 12
-        for i, (x, y, _) in enumerate(spots):
-            for x2, y2, _ in spots[:i]:
-                assert math.hypot(x - x2, y - y2) > 0.016 * 1.5
+        spots = photoreal._place(np.random.default_rng(seed), 20, side, 0.05, push=push)
+        assert 1 <= len(spots) <= 20
+        for i, a in enumerate(spots):
+            for b in spots[:i]:
+                # every point of one die's footprint lies outside the other's
+                pts = [(a[0] + u * math.cos(a[2]) - v * math.sin(a[2]), a[1] + u * math.sin(a[2]) + v * math.cos(a[2]))
+                       for u in grid for v in grid]
+                assert not any(_inside(px, py, b, side / 2) for px, py in pts)
+            closest.append(min((math.hypot(a[0] - b[0], a[1] - b[1]) for b in spots if b is not a), default=1.0))
+    assert min(closest) < side * 1.35  # pushed against a neighbour, as thrown dice rest
+
+
+def test_a_crowd_is_many_small_dice_seen_from_the_side(tmp_path: Path) -> None:
+    spec = photoreal.plan_scene(2000, tmp_path, crowd=True)
+    assert len(spec["dice"]) >= 15
+    cam, target = np.array(spec["camera"]["location"]), np.array(spec["camera"]["target"])
+    tilt = math.degrees(math.acos((cam - target)[2] / np.linalg.norm(cam - target)))
+    assert 20 <= tilt <= 60
+    assert spec != photoreal.plan_scene(2000, tmp_path)
 
 
 def _fake_render(folder: Path, seen: list[float], centres: list[tuple[float, float]]) -> str:

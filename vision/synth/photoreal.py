@@ -122,8 +122,10 @@ def material(design: DieDesign, rng: np.random.Generator) -> dict[str, float]:
     return m
 
 
-def _table(rng: np.random.Generator) -> dict[str, Any]:
-    kind = str(rng.choice(["wood", "felt", "cloth", "paper", "checker", "voronoi"], p=[0.3, 0.25, 0.15, 0.1, 0.1, 0.1]))
+def _table(rng: np.random.Generator, paper: float = 0.1) -> dict[str, Any]:
+    rest = (1 - paper) / 0.9  # the other kinds keep their odds among themselves
+    odds = [0.3 * rest, 0.25 * rest, 0.15 * rest, paper, 0.1 * rest, 0.1 * rest]
+    kind = str(rng.choice(["wood", "felt", "cloth", "paper", "checker", "voronoi"], p=odds))
     hue = rng.random()
     if kind == "wood":
         base = np.array([0.55, 0.35, 0.18]) * rng.uniform(0.3, 1.6)
@@ -177,32 +179,51 @@ def _light(rng: np.random.Generator, target: np.ndarray, key: bool) -> dict[str,
             "size": float(size), "color": [float(v) for v in np.clip(tint, 0, 1)]}
 
 
-def _place(rng: np.random.Generator, n: int, side: float, radius: float) -> list[tuple[float, float, float]]:
-    """Up to ``n`` dice (x, y, yaw) in a disc, none overlapping; some pushed against a neighbour, as thrown."""
+def _apart(a: tuple[float, float, float], b: tuple[float, float, float], side: float) -> bool:
+    """Whether two dice (x, y, yaw) standing on the table keep apart: no axis of either square sees their shadows on
+    it overlap (separating axes), with a small gap for the size spread of mixed sets."""
+    half = side * 0.53
+    d = np.array([b[0] - a[0], b[1] - a[1]])
+    for yaw in (a[2], a[2] + math.pi / 2, b[2], b[2] + math.pi / 2):
+        reach = sum(half * (abs(math.cos(y - yaw)) + abs(math.sin(y - yaw))) for y in (a[2], b[2]))
+        if abs(d @ np.array([math.cos(yaw), math.sin(yaw)])) > reach:
+            return True
+    return False
+
+
+def _place(
+    rng: np.random.Generator, n: int, side: float, radius: float, push: float = 0.25
+) -> list[tuple[float, float, float]]:
+    """Up to ``n`` dice (x, y, yaw) in a disc, none overlapping; a share ``push`` pushed against a neighbour, as
+    thrown dice come to rest."""
     out: list[tuple[float, float, float]] = []
     for _ in range(n * 60):
         if len(out) == n:
             break
-        if out and rng.random() < 0.25:  # against another die, nearly aligned
+        if out and rng.random() < push:  # against another die, nearly aligned
             x0, y0, yaw0 = out[int(rng.integers(len(out)))]
             a = float(yaw0 + rng.integers(4) * math.pi / 2 + rng.uniform(-0.2, 0.2))
-            dist = side * rng.uniform(1.02, 1.25)
+            dist = side * rng.uniform(1.08, 1.3)
             x, y, yaw = x0 + dist * math.cos(a), y0 + dist * math.sin(a), yaw0 + rng.uniform(-0.15, 0.15)
         else:
             r = radius * math.sqrt(rng.random())
             a = float(rng.uniform(0, 2 * math.pi))
             x, y, yaw = r * math.cos(a), r * math.sin(a), rng.uniform(0, 2 * math.pi)
-        if all(math.hypot(x - px, y - py) > side * 1.5 for px, py, _ in out):  # 1.5: corners of turned dice
+        if all(_apart((x, y, yaw), o, side) for o in out):
             out.append((x, y, yaw))
     return out
 
 
-def plan_scene(seed: int, folder: Path) -> dict[str, Any]:
-    """Draw scene ``seed`` and write its atlases; the returned dict is what blender_scene.py builds."""
-    rng = np.random.default_rng([seed, 0xB1E7DE5])
-    kind = "poker" if rng.random() < 0.3 else "pip"
-    n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 8, 10, 12, 15]))
-    n_sets = 1 if rng.random() < 0.7 else int(rng.integers(2, 4))
+def plan_scene(seed: int, folder: Path, crowd: bool = False) -> dict[str, Any]:
+    """Draw scene ``seed`` and write its atlases; the returned dict is what blender_scene.py builds. ``crowd``: a
+    heap of 15-45 small dice of several sets, seen far and from the side (the photos the reader does worst on)."""
+    rng = np.random.default_rng([seed, 0xC40D if crowd else 0xB1E7DE5])
+    kind = "poker" if rng.random() < (0.15 if crowd else 0.3) else "pip"
+    if crowd:
+        n, n_sets = int(rng.integers(15, 46)), int(rng.integers(2, 6))
+    else:
+        n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 8, 10, 12, 15]))
+        n_sets = 1 if rng.random() < 0.7 else int(rng.integers(2, 4))
     designs = []
     for _ in range(n_sets):
         d = sample_design(rng, kind, "train", "rich")
@@ -213,16 +234,22 @@ def plan_scene(seed: int, folder: Path) -> dict[str, Any]:
         designs.append(d)
     side = float(rng.uniform(0.016, 0.025) if kind == "poker" else rng.uniform(0.012, 0.022))
     w, h = SIZES[int(rng.integers(len(SIZES)))]
-    px = float(rng.uniform(28, 80) if rng.random() < 0.75 else rng.uniform(12, 28))  # die side on screen
+    if crowd:  # die side on screen
+        px = float(rng.uniform(10, 32))
+    else:
+        px = float(rng.uniform(28, 80) if rng.random() < 0.75 else rng.uniform(12, 28))
     lens = float(rng.uniform(24, 60))
     f_px = lens / 36 * w
     dist = side * f_px / px
     fit = 0.36 * min(w, h) / f_px * dist  # the disc radius the frame holds at that distance
-    radius = min(fit, side * rng.uniform(1.2, 3.5) * math.sqrt(n))
-    spots = _place(rng, n, side, max(radius, side))
+    radius = min(fit, side * (rng.uniform(0.9, 1.8) if crowd else rng.uniform(1.2, 3.5)) * math.sqrt(n))
+    spots = _place(rng, n, side, max(radius, side), push=0.5 if crowd else 0.25)
     cx, cy = (np.mean([s[0] for s in spots]), np.mean([s[1] for s in spots]))
     target = np.array([cx, cy, side / 2])
-    tilt = math.radians(rng.uniform(0, 12) if rng.random() < 0.35 else rng.uniform(10, 45))
+    if crowd:
+        tilt = math.radians(rng.uniform(20, 60))
+    else:
+        tilt = math.radians(rng.uniform(0, 12) if rng.random() < 0.35 else rng.uniform(10, 45))
     az = rng.uniform(0, 2 * math.pi)
     cam = target + dist * np.array([math.sin(tilt) * math.cos(az), math.sin(tilt) * math.sin(az), math.cos(tilt)])
     roll = float(rng.uniform(-15, 15) + (90 * int(rng.integers(4)) if tilt < math.radians(15) else 0))
@@ -242,8 +269,8 @@ def plan_scene(seed: int, folder: Path) -> dict[str, Any]:
             "material": mats[k], "side": side * (1 + rng.uniform(-0.02, 0.02)) if n_sets > 1 else side,
             "bevel": float(rng.uniform(0.04, 0.11)), "matrix": die_matrix(rank, yaw, x, y, side).tolist(),
         })
-    table = _table(rng)
-    if rng.random() < 0.3:  # a tray: a rim around the dice, of the table's stuff
+    table = _table(rng, paper=0.5 if crowd else 0.1)
+    if rng.random() < (0.1 if crowd else 0.3):  # a tray: a rim around the dice, of the table's stuff
         r = radius + side * rng.uniform(2, 5)
         hgt, th = rng.uniform(0.02, 0.05), 0.015
         table["walls"] = [
@@ -309,14 +336,16 @@ def main() -> None:
     p.add_argument("dir", type=Path)
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="the first scene's seed")
+    p.add_argument("--crowd", action="store_true", help="heaps of 15-45 small dice seen far and from the side")
     q = sub.add_parser("label", help="rendered scenes in DIR to JPEG photos and labels.csv")
     q.add_argument("dir", type=Path)
     args = ap.parse_args()
     if args.cmd == "plan":
         args.dir.mkdir(parents=True, exist_ok=True)
-        for s in range(args.seed, args.seed + args.n):
-            plan_scene(s, args.dir)
-        print(f"planned {args.n} scenes in {args.dir}")
+        todo = [s for s in range(args.seed, args.seed + args.n) if not (args.dir / f"scene-{s:06d}.dice.json").exists()]
+        for s in todo:  # a scene already rendered keeps the plan it was rendered from
+            plan_scene(s, args.dir, crowd=args.crowd)
+        print(f"planned {len(todo)} scenes in {args.dir} ({args.n - len(todo)} already rendered, left as they are)")
         return
     rows, dropped = [], 0
     for js in sorted(args.dir.glob("scene-*.dice.json")):
