@@ -81,12 +81,28 @@ def test_planned_dice_never_overlap_yet_some_touch(push: float) -> None:
 
 
 def test_a_crowd_is_many_small_dice_seen_from_the_side(tmp_path: Path) -> None:
-    spec = photoreal.plan_scene(2000, tmp_path, crowd=True)
+    spec = photoreal.plan_scene(2000, tmp_path, mode="crowd")
     assert len(spec["dice"]) >= 15
     cam, target = np.array(spec["camera"]["location"]), np.array(spec["camera"]["target"])
     tilt = math.degrees(math.acos((cam - target)[2] / np.linalg.norm(cam - target)))
     assert 20 <= tilt <= 60
     assert spec != photoreal.plan_scene(2000, tmp_path)
+
+
+def test_tray_dice_lie_inside_the_first_tray_and_trays_keep_apart(tmp_path: Path) -> None:
+    for seed in range(3000, 3012):
+        spec = photoreal.plan_scene(seed, tmp_path, mode="tray")
+        trays = spec["table"]["trays"]
+        first = trays[0]
+        for d in spec["dice"]:
+            x, y = d["matrix"][0][3], d["matrix"][1][3]
+            # the inradius bounds the hexagon's floor in every direction
+            assert math.hypot(x - first["centre"][0], y - first["centre"][1]) + d["side"] * 0.71 < first["inradius"]
+        for i, a in enumerate(trays):
+            for b in trays[:i]:
+                gap = math.hypot(a["centre"][0] - b["centre"][0], a["centre"][1] - b["centre"][1])
+                rim = math.tan(math.radians(max(a["slope"], b["slope"]))) * max(a["height"], b["height"])
+                assert gap > (a["inradius"] + b["inradius"]) * 1.155 + rim
 
 
 def _fake_render(folder: Path, seen: list[float], centres: list[tuple[float, float]]) -> str:

@@ -128,10 +128,9 @@ def _die(d: dict, folder: Path):
     return ob
 
 
-def _table(spec: dict) -> None:
-    bpy.ops.mesh.primitive_plane_add(size=spec["size"], location=(0, 0, 0))
-    ob = bpy.context.active_object
-    m = bpy.data.materials.new("table")
+def _surface(spec: dict, name: str):
+    """The material of a table or a tray's felt: a pattern between two colours, and its bump."""
+    m = bpy.data.materials.new(name)
     m.use_nodes = True
     t = m.node_tree
     bsdf = t.nodes["Principled BSDF"]
@@ -176,7 +175,44 @@ def _table(spec: dict) -> None:
         bump.inputs["Strength"].default_value = spec["bump"]
         t.links.new(grain.outputs["Fac"], bump.inputs["Height"])
         t.links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    return m
+
+
+def _tray(spec: dict, k: int) -> None:
+    """A hexagonal felt floor just above the table and six leather walls leaning outwards."""
+    cx, cy, r, yaw = *spec["centre"], spec["inradius"], spec["yaw"]
+    out = spec["height"] * math.tan(math.radians(spec["slope"]))
+    ring = [
+        (cx + rr / math.cos(math.pi / 6) * math.cos(a), cy + rr / math.cos(math.pi / 6) * math.sin(a), z)
+        for rr, z in ((r, 0.0005), (r + out, spec["height"]))
+        for a in (yaw + i * math.pi / 3 for i in range(6))
+    ]
+    mesh = bpy.data.meshes.new(f"tray{k}")
+    faces = [tuple(range(6))] + [(i, (i + 1) % 6, 6 + (i + 1) % 6, 6 + i) for i in range(6)]
+    mesh.from_pydata(ring, [], faces)
+    ob = bpy.data.objects.new(f"tray{k}", mesh)
+    bpy.context.scene.collection.objects.link(ob)
+    felt = _surface(spec["felt"], f"felt{k}")
+    leather = bpy.data.materials.new(f"leather{k}")
+    leather.use_nodes = True
+    bsdf = leather.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (*spec["leather"]["color"], 1)
+    bsdf.inputs["Roughness"].default_value = spec["leather"]["roughness"]
+    mesh.materials.append(felt)
+    mesh.materials.append(leather)
+    for i, poly in enumerate(mesh.polygons):
+        poly.material_index = 0 if i == 0 else 1
+    mod = ob.modifiers.new("thick", "SOLIDIFY")  # the walls' leather has a thickness at the rim
+    mod.thickness = 0.004
+
+
+def _table(spec: dict) -> None:
+    bpy.ops.mesh.primitive_plane_add(size=spec["size"], location=(0, 0, 0))
+    ob = bpy.context.active_object
+    m = _surface(spec, "table")
     ob.data.materials.append(m)
+    for k, tray in enumerate(spec.get("trays", [])):
+        _tray(tray, k)
     for w in spec.get("walls", []):  # a tray's rim: boxes of the table's material
         bpy.ops.mesh.primitive_cube_add(size=1, location=w["location"], scale=w["scale"])
         bpy.context.active_object.data.materials.append(m)

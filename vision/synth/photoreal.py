@@ -122,10 +122,11 @@ def material(design: DieDesign, rng: np.random.Generator) -> dict[str, float]:
     return m
 
 
-def _table(rng: np.random.Generator, paper: float = 0.1) -> dict[str, Any]:
+def _table(rng: np.random.Generator, paper: float = 0.1, kind: str = "") -> dict[str, Any]:
+    """A surface: the table, or with ``kind`` given, a tray's felt."""
     rest = (1 - paper) / 0.9  # the other kinds keep their odds among themselves
     odds = [0.3 * rest, 0.25 * rest, 0.15 * rest, paper, 0.1 * rest, 0.1 * rest]
-    kind = str(rng.choice(["wood", "felt", "cloth", "paper", "checker", "voronoi"], p=odds))
+    kind = kind or str(rng.choice(["wood", "felt", "cloth", "paper", "checker", "voronoi"], p=odds))
     hue = rng.random()
     if kind == "wood":
         base = np.array([0.55, 0.35, 0.18]) * rng.uniform(0.3, 1.6)
@@ -214,13 +215,43 @@ def _place(
     return out
 
 
-def plan_scene(seed: int, folder: Path, crowd: bool = False) -> dict[str, Any]:
-    """Draw scene ``seed`` and write its atlases; the returned dict is what blender_scene.py builds. ``crowd``: a
-    heap of 15-45 small dice of several sets, seen far and from the side (the photos the reader does worst on)."""
-    rng = np.random.default_rng([seed, 0xC40D if crowd else 0xB1E7DE5])
-    kind = "poker" if rng.random() < (0.15 if crowd else 0.3) else "pip"
+def _trays(rng: np.random.Generator, cx: float, cy: float, inner: float, side: float) -> list[dict[str, Any]]:
+    """The tray the dice lie in and up to two beside it: hexagonal felt floors in slanted leather rims, as dice trays
+    are sold. ``inner``: how far from the centre the dice reach."""
+    trays: list[dict[str, Any]] = []
+    main = inner + side * rng.uniform(0.8, 3)
+    for k in range(1 + int(rng.integers(0, 3))):
+        x, y, r = cx, cy, main
+        if k:  # beside the first, never overlapping it (the circumradius is 1.155 the inradius)
+            r = main * rng.uniform(0.8, 1.1)
+            a, d = rng.uniform(0, 2 * math.pi), (main + r) * 1.155 * rng.uniform(1.15, 1.4) + 0.04  # + both rims
+            x, y = cx + d * math.cos(a), cy + d * math.sin(a)
+        felt = _table(rng, kind="felt")
+        shade = rng.uniform(0.02, 0.15)
+        leather = np.asarray(felt["color1"]) * shade if rng.random() < 0.5 else np.full(3, shade * 0.3)
+        trays.append({
+            "centre": [float(x), float(y)], "inradius": float(r), "yaw": float(rng.uniform(0, math.pi / 3)),
+            "height": float(rng.uniform(0.025, 0.045)), "slope": float(rng.uniform(15, 40)), "felt": felt,
+            "leather": {"color": [float(v) for v in leather], "roughness": float(rng.uniform(0.3, 0.6))},
+        })
+    return trays
+
+
+MODES = {"table": 0xB1E7DE5, "crowd": 0xC40D, "tray": 0x7EA7}  # each mode its own random stream
+
+
+def plan_scene(seed: int, folder: Path, mode: str = "table") -> dict[str, Any]:
+    """Draw scene ``seed`` and write its atlases; the returned dict is what blender_scene.py builds. ``mode``:
+    ``table``, dice on a table; ``crowd``, a heap of 15-45 small dice of several sets seen far and from the side;
+    ``tray``, 2-25 dice in a hexagonal felt dice tray, maybe beside others (docs/synth.md)."""
+    rng = np.random.default_rng([seed, MODES[mode]])
+    crowd, tray = mode == "crowd", mode == "tray"
+    kind = "poker" if rng.random() < {"table": 0.3, "crowd": 0.15, "tray": 0.2}[mode] else "pip"
     if crowd:
         n, n_sets = int(rng.integers(15, 46)), int(rng.integers(2, 6))
+    elif tray:
+        n = int(rng.choice([2, 3, 4, 5, 5, 6, 8, 10, 12, 15, 20, 25]))
+        n_sets = 1 if rng.random() < 0.4 else int(rng.integers(2, 6))
     else:
         n = int(rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 8, 10, 12, 15]))
         n_sets = 1 if rng.random() < 0.7 else int(rng.integers(2, 4))
@@ -234,8 +265,8 @@ def plan_scene(seed: int, folder: Path, crowd: bool = False) -> dict[str, Any]:
         designs.append(d)
     side = float(rng.uniform(0.016, 0.025) if kind == "poker" else rng.uniform(0.012, 0.022))
     w, h = SIZES[int(rng.integers(len(SIZES)))]
-    if crowd:  # die side on screen
-        px = float(rng.uniform(10, 32))
+    if crowd or tray:  # die side on screen
+        px = float(rng.uniform(10, 32) if crowd else rng.uniform(16, 45))
     else:
         px = float(rng.uniform(28, 80) if rng.random() < 0.75 else rng.uniform(12, 28))
     lens = float(rng.uniform(24, 60))
@@ -246,8 +277,8 @@ def plan_scene(seed: int, folder: Path, crowd: bool = False) -> dict[str, Any]:
     spots = _place(rng, n, side, max(radius, side), push=0.5 if crowd else 0.25)
     cx, cy = (np.mean([s[0] for s in spots]), np.mean([s[1] for s in spots]))
     target = np.array([cx, cy, side / 2])
-    if crowd:
-        tilt = math.radians(rng.uniform(20, 60))
+    if crowd or tray:
+        tilt = math.radians(rng.uniform(20, 60) if crowd else rng.uniform(0, 35))
     else:
         tilt = math.radians(rng.uniform(0, 12) if rng.random() < 0.35 else rng.uniform(10, 45))
     az = rng.uniform(0, 2 * math.pi)
@@ -270,7 +301,10 @@ def plan_scene(seed: int, folder: Path, crowd: bool = False) -> dict[str, Any]:
             "bevel": float(rng.uniform(0.04, 0.11)), "matrix": die_matrix(rank, yaw, x, y, side).tolist(),
         })
     table = _table(rng, paper=0.5 if crowd else 0.1)
-    if rng.random() < (0.1 if crowd else 0.3):  # a tray: a rim around the dice, of the table's stuff
+    if tray:
+        inner = max(math.hypot(x - cx, y - cy) for x, y, _ in spots) + side * 0.75
+        table["trays"] = _trays(rng, float(cx), float(cy), inner, side)
+    elif rng.random() < (0.1 if crowd else 0.3):  # a tray: a rim around the dice, of the table's stuff
         r = radius + side * rng.uniform(2, 5)
         hgt, th = rng.uniform(0.02, 0.05), 0.015
         table["walls"] = [
@@ -336,7 +370,7 @@ def main() -> None:
     p.add_argument("dir", type=Path)
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="the first scene's seed")
-    p.add_argument("--crowd", action="store_true", help="heaps of 15-45 small dice seen far and from the side")
+    p.add_argument("--mode", choices=list(MODES), default="table", help="dice on a table, in a crowd, or in trays")
     q = sub.add_parser("label", help="rendered scenes in DIR to JPEG photos and labels.csv")
     q.add_argument("dir", type=Path)
     args = ap.parse_args()
@@ -344,7 +378,7 @@ def main() -> None:
         args.dir.mkdir(parents=True, exist_ok=True)
         todo = [s for s in range(args.seed, args.seed + args.n) if not (args.dir / f"scene-{s:06d}.dice.json").exists()]
         for s in todo:  # a scene already rendered keeps the plan it was rendered from
-            plan_scene(s, args.dir, crowd=args.crowd)
+            plan_scene(s, args.dir, mode=args.mode)
         print(f"planned {len(todo)} scenes in {args.dir} ({args.n - len(todo)} already rendered, left as they are)")
         return
     rows, dropped = [], 0
