@@ -265,8 +265,10 @@ def plan_scene(seed: int, folder: Path, mode: str = "table") -> dict[str, Any]:
         designs.append(d)
     side = float(rng.uniform(0.016, 0.025) if kind == "poker" else rng.uniform(0.012, 0.022))
     w, h = SIZES[int(rng.integers(len(SIZES)))]
-    if crowd or tray:  # die side on screen
-        px = float(rng.uniform(10, 32) if crowd else rng.uniform(16, 45))
+    if crowd:  # die side on screen
+        px = float(rng.uniform(10, 32))
+    elif tray:
+        px = float(rng.uniform(16, 45))
     else:
         px = float(rng.uniform(28, 80) if rng.random() < 0.75 else rng.uniform(12, 28))
     lens = float(rng.uniform(24, 60))
@@ -277,8 +279,10 @@ def plan_scene(seed: int, folder: Path, mode: str = "table") -> dict[str, Any]:
     spots = _place(rng, n, side, max(radius, side), push=0.5 if crowd else 0.25)
     cx, cy = (np.mean([s[0] for s in spots]), np.mean([s[1] for s in spots]))
     target = np.array([cx, cy, side / 2])
-    if crowd or tray:
-        tilt = math.radians(rng.uniform(20, 60) if crowd else rng.uniform(0, 35))
+    if crowd:
+        tilt = math.radians(rng.uniform(20, 60))
+    elif tray:
+        tilt = math.radians(rng.uniform(0, 35))
     else:
         tilt = math.radians(rng.uniform(0, 12) if rng.random() < 0.35 else rng.uniform(10, 45))
     az = rng.uniform(0, 2 * math.pi)
