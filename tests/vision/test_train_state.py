@@ -95,6 +95,11 @@ def test_the_compact_copy_unpacks_to_a_run_that_continues_closely(tmp_path: Path
     elsewhere = tmp_path / "elsewhere"
     assert state.unpack(packed, tmp_path / "third", out_dir=elsewhere)["out"] == str(elsewhere)
     assert (elsewhere / "dice-detector.onnx").read_bytes() == b"the detector"
+    # a finished run packs too (its end marker is a date, not JSON) and unpacks as finished
+    (folder / "run.done").write_text("2026-12-05 04:50:18 UTC", encoding="utf-8")
+    state.pack(folder, tmp_path / "finished.pt")
+    state.unpack(tmp_path / "finished.pt", tmp_path / "fourth")
+    assert (tmp_path / "fourth" / "run.done").is_file()
     ck = torch.load(again / "classifier.pt", weights_only=False)
     assert ck["step"] == 5 and all(v.dtype != torch.float16 for v in ck["model"].values())
     resumed = _weights(classifier.train(_patches(), **kw, phase=state.Phase(again, "classifier")))

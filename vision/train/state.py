@@ -304,7 +304,11 @@ def pack(folder: Path, to: Path) -> int:
         raise StateError(f"{folder} holds no run ({ARGS} missing): nothing to pack.")
     out: dict[str, Any] = {"args": json.loads(args_file.read_text(encoding="utf-8")), "done": {}, "phases": {}}
     for done in sorted(folder.glob("*.done")):
-        out["done"][done.stem] = json.loads(done.read_text(encoding="utf-8"))
+        text = done.read_text(encoding="utf-8")
+        try:
+            out["done"][done.stem] = json.loads(text)
+        except ValueError:  # the run's own end marker holds a date, not JSON
+            out["done"][done.stem] = text
     for ck_file in sorted(folder.glob("*.pt")):
         if ck_file.stem in out["done"]:
             continue  # a finished phase lives on in its exported model
