@@ -3,9 +3,9 @@
 
 Two runs fine-tuned from the same start (the bundled detector, say, once with more renders and once with fewer) sit
 close together in weight space; the weighted mean of their weights (a "model soup") often keeps much of what each
-learnt, at no cost when reading: one network, not two (model card, "Real photos weighed more"). Runs from different starts do not
-average to anything useful, so only files with the same graph are taken. A classifier soup must be calibrated again
-(``python -m vision.train --calibrate-only``); the file carries A's metadata without its calibration.
+learnt, at no cost when reading: one network, not two (model card, "Real photos weighed more"). Runs from different
+starts do not average to anything useful, so only files with the same graph are taken. A classifier soup must be
+calibrated again (``python -m vision.train --calibrate-only``); the file carries A's metadata without its calibration.
 
 Needs ``onnx`` (the ``train`` extra); never imported at run time.
 """
