@@ -5,7 +5,7 @@ test rows) once with every rule on and once with each rule off (``vision.reader.
 the images read entirely right, and the median milliseconds. Two sets are added for the rules that serve photos the
 validation sets hardly hold: close-ups (one to three dice of 200-440 px in a 640x480 frame, for the coarse look) and
 clusters of tiny touching dice in 12 MP frames (for the finer look and the cluster split). A rule whose removal
-costs nothing anywhere is a candidate to go (issue 33, a simpler reader). ``--scenes FOLDER...`` adds the validation
+costs nothing anywhere is a candidate to go (issue 33, a simpler reader). ``--photoreal FOLDER...`` adds the validation
 rows of photographic renders (vision.synth.photoreal), which hold the crowded trays the photo sets have few of.
 """
 
@@ -73,7 +73,7 @@ def main() -> int:
     ap.add_argument("--bodies", choices=["plain", "rich"], default="plain", help="die bodies of the rendered scenes")
     ap.add_argument("--rules", nargs="*", default=None, help="only these rules (default: every one)")
     ap.add_argument(
-        "--scenes",
+        "--photoreal",
         type=Path,
         nargs="*",
         default=[],
@@ -87,7 +87,7 @@ def main() -> int:
     sets["synth-large-val"] = large_rows(args.large_scenes, "train", VAL_SYNTH_SEED + 20_000, args.bodies)
     sets["synth-closeup-val"] = closeup_rows(args.extra_scenes, args.bodies)
     sets["synth-cluster-val"] = cluster_rows(args.extra_scenes, args.bodies)
-    for folder in args.scenes:  # held back from training by the same hash as the photos' rows
+    for folder in args.photoreal:  # held back from training by the same hash as the photos' rows
         sets[f"{folder.name}-val"] = test_rows(folder, "val")
     sets = {k: v for k, v in sets.items() if v}
     print(f"{sum(map(len, sets.values()))} images in {len(sets)} sets ({time.perf_counter() - t0:.0f} s to load)")
