@@ -217,7 +217,7 @@ def test_a_run_started_before_rich_bodies_resumes_on_plain_ones_and_a_new_run_st
 
     def ns(**kw: object) -> argparse.Namespace:
         base = {"calibrate_only": False, "state": tmp_path, "checkpoint_every": 900, "resume": False}
-        kw = {"stop_after": None, "bodies": "rich", "synth_seed": 1, "out": tmp_path / "o", **kw}
+        kw = {"stop_after": None, "bodies": "rich", "synth_seed": 1, "scenes": [], "out": tmp_path / "o", **kw}
         return argparse.Namespace(**{**base, **kw})
 
     # a run stored by stop 32's code has no "bodies": it goes on with the renderer it started on
