@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from vision.reading import Die, Reading
 
 # A die whose side is off the median side of the others by this factor or more counts as half as likely per such
-# factor: a die of one throw is one size, give or take the camera's tilt (the reader's own size rule is wider).
+# factor: a die of one throw is one size, give or take the camera's tilt. Only with the count: a reading without it
+# keeps odd-sized dice, since a size rule in the reader paid nothing on validation (model card, stop 41).
 SIZE_TOLERANCE = 1.35
 # A die farther from the others' median centre than this many of their spreads (plus two sides) counts as less
 # likely in proportion: the dice of one throw lie together, a die rolled off the tray or a mark at the edge does not.

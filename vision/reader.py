@@ -19,18 +19,6 @@ MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "dice-detector.onnx"
 CLASSIFIER_FILE = "dice-faces.onnx"
 MAX_DICE = 60
-# Dice of one throw are one size, give or take the camera's tilt: a candidate under 0.6 x the median side of the three
-# dice read surely (0.8 or more; at least two in the photo) nearest to it, and itself read under 0.7, is a mark of the
-# table, a loop of a pen stroke or a letter, not a die. The nearest, not all: a tilted camera shows far dice smaller.
-# Chosen on the validation photos and rendered train-design scenes and checked on the train rows, where a larger share
-# or a higher bar loses the far dice of a small-far photo (model card, "Size rule"). Nor is a candidate over 1.4 x
-# their side that is not sure itself (under 0.8) a die: a patch of a checked cloth seen at the finer look (model
-# card, "Bigger than the dice")
-SIZE_SURE = 0.8
-SIZE_SHARE = 0.6
-SIZE_UNSURE = 0.7
-SIZE_BIGGER = 1.4
-SIZE_NEIGHBOURS = 3
 
 
 @dataclass(frozen=True)
@@ -42,7 +30,6 @@ class Rules:
     coarse_look: bool = True  # close-ups: looks at 1/4 and 1/2 the scale replace the pips read as ones
     finer_look: bool = True  # a large frame of tiny dice: a look at 2 x (and 3 x for a cluster)
     split_clusters: bool = True  # a large frame's big candidate looked into at 3 x: a block of tiny dice
-    size_rule: bool = True  # unsure candidates far smaller or bigger than the sure dice near them are dropped
     reread: bool = True  # crops in doubt read again at all eight views
 
     @classmethod
@@ -134,8 +121,6 @@ class DiceReader:
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
         dice_mask = is_die(p, self.classifier.max_background)
-        if self.rules.size_rule:
-            dice_mask &= ~off_the_dice_size(c.centres, c.sides, confs, dice_mask)
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
             conf = float(confs[k])
@@ -184,23 +169,6 @@ def _dropped(
             out.append(Die(faces[int(best[k])], int(best[k]) + 1, float(confs[k]), box, True, kind))
     out.sort(key=lambda d: -d.confidence)
     return tuple(out)
-
-
-def off_the_dice_size(centres: np.ndarray, sides: np.ndarray, confs: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Candidates kept so far that are far smaller or bigger than the sure dice near them and not sure themselves.
-
-    One sure die is no measure (it may be the odd one out), so it takes two.
-    """
-    sure = np.nonzero(keep & (confs >= SIZE_SURE))[0]
-    out = np.zeros(len(sides), bool)
-    if len(sure) < 2:
-        return out
-    for k in np.nonzero(keep)[0]:
-        near = sure[np.argsort(np.hypot(*(centres[sure] - centres[k]).T))[:SIZE_NEIGHBOURS]]
-        size = float(np.median(sides[near]))
-        smaller = confs[k] < SIZE_UNSURE and sides[k] < SIZE_SHARE * size
-        out[k] = smaller or (confs[k] < SIZE_SURE and sides[k] > SIZE_BIGGER * size)
-    return out
 
 
 def _check_kind(kind: str) -> None:

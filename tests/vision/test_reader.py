@@ -14,7 +14,7 @@ from tests.vision.drawing import draw_die, scene, table
 from vision.classify import kind_probs
 from vision.detect import Candidates
 from vision.looks import needs_finer_look
-from vision.reader import DiceReader, Rules, get_reader, off_the_dice_size
+from vision.reader import DiceReader, Rules, get_reader
 from vision.reading import ImageError
 
 
@@ -66,7 +66,7 @@ def test_without_the_coarse_look_a_very_close_die_is_missed_or_read_as_a_pip() -
 
 
 def test_rules_are_named_and_unknown_ones_refused() -> None:
-    assert not Rules.without("size_rule", "reread").size_rule and Rules.without("size_rule").reread
+    assert not Rules.without("split_clusters", "reread").split_clusters and Rules.without("split_clusters").reread
     with pytest.raises(ValueError, match="unknown rules"):
         Rules.without("coarse")
 
@@ -81,53 +81,6 @@ def test_a_candidate_more_likely_background_than_the_calibrated_cut_is_not_a_die
     monkeypatch.setattr(reader.classifier, "max_background", cut)
     kept = reader.read_array(img, kind="pip").dice
     assert len(kept) == int((p_bg <= cut).sum()) and 0 < len(kept) < len(c)
-
-
-def test_an_unsure_mark_far_smaller_than_the_sure_dice_is_dropped() -> None:
-    centres = np.array([[100, 100], [200, 100], [300, 100], [150, 200], [250, 200], [350, 200]], np.float32)
-    sides = np.array([60.0, 62.0, 58.0, 30.0, 30.0, 40.0])
-    confs = np.array([0.99, 0.95, 0.97, 0.5, 0.75, 0.5])
-    keep = np.ones(6, bool)
-    # the 30 px one read at 0.5 goes; the 30 px one read surely and the 40 px one (a die further off) stay
-    assert off_the_dice_size(centres, sides, confs, keep).tolist() == [False, False, False, True, False, False]
-    # one sure die is no measure of the others
-    one_sure = np.array([0.99, 0.6, 0.6, 0.5, 0.5, 0.5])
-    assert not off_the_dice_size(centres, sides, one_sure, keep).any()
-    # a candidate already dropped is neither a sure die nor dropped again
-    assert not off_the_dice_size(centres, sides, confs, np.array([True, False, True, False, True, True])).any()
-    assert not off_the_dice_size(centres, sides, confs, np.array([True, False, False, True, True, True])).any()
-
-
-def test_an_unsure_candidate_far_bigger_than_the_sure_dice_is_dropped() -> None:
-    # a patch of a checked cloth at the finer look: 1.5 x the dice and read at 0.6 goes; a big die read surely, and
-    # one a little bigger than the rest (nearer the camera), stay
-    centres = np.array([[100, 100], [200, 100], [300, 100], [150, 200], [250, 200], [350, 200]], np.float32)
-    sides = np.array([60.0, 62.0, 58.0, 90.0, 95.0, 80.0])
-    confs = np.array([0.99, 0.95, 0.97, 0.6, 0.9, 0.6])
-    assert off_the_dice_size(centres, sides, confs, np.ones(6, bool)).tolist() == [False] * 3 + [True, False, False]
-
-
-def test_the_size_rule_measures_a_mark_against_the_sure_dice_near_it() -> None:
-    # a tilted camera: big dice in front (bottom), small ones far off (top); the unsure one far off is near their size,
-    # though under 0.6 x the median of all sure dice
-    centres = np.array([[100, 500], [200, 500], [300, 500], [100, 50], [200, 50], [300, 50], [150, 60]], np.float32)
-    sides = np.array([80.0, 80.0, 80.0, 40.0, 40.0, 40.0, 30.0])
-    confs = np.array([0.99, 0.99, 0.99, 0.9, 0.9, 0.9, 0.5])
-    assert not off_the_dice_size(centres, sides, confs, np.ones(7, bool)).any()
-    # the same mark among the big dice is far smaller than they are
-    centres[6] = (150, 510)
-    assert off_the_dice_size(centres, sides, confs, np.ones(7, bool))[6]
-
-
-def test_the_reader_drops_what_the_size_rule_says(reader: DiceReader, monkeypatch: pytest.MonkeyPatch) -> None:
-    img, _ = scene([2, 5, 6], side=70, seed=4)
-    assert len(reader.read_array(img, kind="pip").dice) == 3
-    # with a share over 1 and no confidence counted as sure enough to stay, every die is "smaller than the dice"
-    monkeypatch.setattr(vision.reader, "SIZE_SHARE", 2.0)
-    monkeypatch.setattr(vision.reader, "SIZE_UNSURE", 1.01)
-    assert reader.read_array(img, kind="pip").dice == ()
-    # the rule switched off keeps them all
-    assert len(DiceReader(rules=Rules.without("size_rule")).read_array(img, kind="pip").dice) == 3
 
 
 def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
