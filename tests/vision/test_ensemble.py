@@ -14,7 +14,7 @@ from vision.classify import BACKGROUND, FACES, Classifier, to_input
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from vision.train.ensemble import combine, main, part  # noqa: E402
+from vision.train.ensemble import combine, combine_many, main, part  # noqa: E402
 
 N_OUT = BACKGROUND + 1
 
@@ -101,3 +101,44 @@ def test_classifiers_that_would_need_different_crops_are_refused(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         combine(_model(1, 1, **grey_meta), _model(colour_channels, 2), weight)
+
+
+def test_more_than_two_classifiers_give_the_weighted_sum_and_their_first_parts_come_back(tmp_path: Path) -> None:
+    grey, colour, colour2 = _model(1, 1), _model(3, 2), _model(3, 4)
+    crops = np.random.default_rng(5).integers(0, 256, (6, 16, 16, 3), dtype=np.uint8)
+    three = combine_many([(grey, 0.2), (colour, 0.5), (colour2, 0.3)])
+    want = (
+        0.2 * _run(grey, to_input(crops, 1))
+        + 0.5 * _run(colour, to_input(crops, 3))
+        + 0.3 * _run(colour2, to_input(crops, 3))
+    )
+    np.testing.assert_allclose(_run(three, to_input(crops, 3)), want, atol=1e-4)
+    for which, model, channels in (("colour", colour, 3), ("grey", grey, 1)):
+        x = to_input(crops, channels)
+        np.testing.assert_allclose(_run(part(three, which), x), _run(model, x), atol=1e-5)
+    paths = []
+    for i, m in enumerate((grey, colour, colour2)):
+        paths.append(str(tmp_path / f"m{i}.onnx"))
+        onnx.save(m, paths[-1])
+    assert main([*paths, str(tmp_path / "out"), "--weights", "0.2", "0.5", "0.3"]) == 0
+    written = onnx.load(str(tmp_path / "out" / "dice-faces.onnx"))
+    np.testing.assert_allclose(_run(written, to_input(crops, 3)), want, atol=1e-4)
+    with pytest.raises(SystemExit):
+        main([*paths, str(tmp_path / "out2")])  # three models and no weights
+
+
+@pytest.mark.parametrize(
+    ("channels", "weights", "message"),
+    [
+        ((1, 3, 3), (0.2, 0.5, 0.5), "add up to 1"),
+        ((1, 3, 3), (-0.2, 0.7, 0.5), "positive"),
+        ((1, 1), (0.5, 0.5), "at least one colour"),
+        ((3,), (1.0,), "two classifiers or more"),
+    ],
+)
+def test_ensembles_with_wrong_weights_or_no_colour_model_are_refused(
+    channels: tuple[int, ...], weights: tuple[float, ...], message: str
+) -> None:
+    members = [(_model(c, i), w) for i, (c, w) in enumerate(zip(channels, weights, strict=True))]
+    with pytest.raises(ValueError, match=message):
+        combine_many(members)

@@ -1,11 +1,12 @@
-"""Two classifiers as one ONNX file: ``python -m vision.train.ensemble GREY.onnx COLOUR.onnx OUT_DIR [--weight W]``.
+"""Classifiers as one ONNX file: ``python -m vision.train.ensemble GREY.onnx COLOUR.onnx [MORE.onnx ...] OUT_DIR``.
 
 Two models trained differently make different mistakes: the small grey classifier trained on plain dice and the
 ImageNet-started colour one trained on rich bodies each win on sets where the other loses (model card, "Two
 classifiers as one"). Their logits, averaged, are one classifier to the reader: the file takes the colour crops, turns
 them to grey for the grey model (the luma-weighted sum of the standardised colour channels is exactly the standardised
-grey crop, ``vision.classify.to_input``), and gives ``(1 - W) x grey + W x colour`` logits. The reader needs no change;
-calibrate the result as any classifier (``python -m vision.train --calibrate-only --out OUT_DIR``).
+grey crop, ``vision.classify.to_input``), and gives ``(1 - W) x grey + W x colour`` logits (more members: ``--weights``,
+each model's share). The reader needs no change; calibrate the result as any classifier (``python -m vision.train
+--calibrate-only --out OUT_DIR``).
 
 Needs ``onnx`` (the ``train`` extra); never imported at run time.
 """
@@ -46,59 +47,86 @@ def _same(a: str, b: str) -> bool:
         return a == b
 
 
-def combine(grey: onnx.ModelProto, colour: onnx.ModelProto, weight: float) -> onnx.ModelProto:
-    """One graph: colour crops in, the weighted mean of both models' logits out."""
-    if not 0.0 < weight < 1.0:
-        raise ValueError(f"the colour model's weight must lie between 0 and 1, not {weight}.")
-    ga, gb = _meta(grey), _meta(colour)
-    for key in SHARED_META:
-        if not _same(ga.get(key, ""), gb.get(key, "")):
-            raise ValueError(f"the two classifiers differ in {key}: {ga.get(key)!r} against {gb.get(key)!r}.")
-    shape_a, shape_b = input_shape(grey), input_shape(colour)
-    if len(shape_a) != 4 or len(shape_b) != 4 or shape_a[1] != 1 or shape_b[1] != 3 or shape_a[2:] != shape_b[2:]:
-        raise ValueError(f"need a grey (n, 1, s, s) and a colour (n, 3, s, s) classifier, got {shape_a} and {shape_b}.")
-    opsets = {(o.domain, o.version) for m in (grey, colour) for o in m.opset_import}
+def _prefix(channels: int, seen: dict[int, int]) -> str:
+    """``grey/`` and ``colour/`` for the first of each kind (what ``part`` takes), ``colour2/`` and on for more."""
+    seen[channels] = seen.get(channels, 0) + 1
+    name = "grey" if channels == 1 else "colour"
+    return f"{name}/" if seen[channels] == 1 else f"{name}{seen[channels]}/"
+
+
+def combine_many(members: list[tuple[onnx.ModelProto, float]]) -> onnx.ModelProto:
+    """One graph: colour crops in, the weighted sum of every member's logits out (grey members get the grey crop)."""
+    if len(members) < 2:
+        raise ValueError("an ensemble needs two classifiers or more.")
+    weights = [w for _, w in members]
+    if any(w <= 0.0 for w in weights) or abs(sum(weights) - 1.0) > 1e-6:
+        raise ValueError(f"the weights must be positive and add up to 1, not {weights}.")
+    metas = [_meta(m) for m, _ in members]
+    shapes = [input_shape(m) for m, _ in members]
+    for meta, shape in zip(metas[1:], shapes[1:], strict=True):
+        for key in SHARED_META:
+            if not _same(metas[0].get(key, ""), meta.get(key, "")):
+                raise ValueError(f"the classifiers differ in {key}: {metas[0].get(key)!r} against {meta.get(key)!r}.")
+        if len(shape) != 4 or shape[2:] != shapes[0][2:]:
+            raise ValueError(f"the classifiers need crops of one size, got {shapes[0]} and {shape}.")
+    if any(len(s) != 4 or s[1] not in (1, 3) for s in shapes) or all(s[1] == 1 for s in shapes):
+        raise ValueError(f"need grey (n, 1, s, s) and colour (n, 3, s, s) classifiers, at least one colour: {shapes}.")
+    opsets = {(o.domain, o.version) for m, _ in members for o in m.opset_import}
     if len(opsets) != 1:
-        raise ValueError(f"the two classifiers use different opsets: {sorted(opsets)}.")
-    n_classes = len(json.loads(ga["class_names"]))
-    a = onnx.compose.add_prefix(grey, "grey/")
-    b = onnx.compose.add_prefix(colour, "colour/")
+        raise ValueError(f"the classifiers use different opsets: {sorted(opsets)}.")
+    colour = next(m for (m, _), s in zip(members, shapes, strict=True) if s[1] == 3)
+    n_classes = len(json.loads(metas[0]["class_names"]))
     crops = "crops"
-    nodes = [
-        helper.make_node("Conv", [crops, "to_grey"], [a.graph.input[0].name]),
-        helper.make_node("Identity", [crops], [b.graph.input[0].name]),
-        *a.graph.node,
-        *b.graph.node,
-        helper.make_node("Mul", [a.graph.output[0].name, "w_grey"], ["grey_part"]),
-        helper.make_node("Mul", [b.graph.output[0].name, "w_colour"], ["colour_part"]),
-        helper.make_node("Add", ["grey_part", "colour_part"], ["logits"]),
-    ]
-    consts = [
-        numpy_helper.from_array(GREY.reshape(1, 3, 1, 1).astype(np.float32), "to_grey"),
-        numpy_helper.from_array(np.array(1.0 - weight, np.float32), "w_grey"),
-        numpy_helper.from_array(np.array(weight, np.float32), "w_colour"),
-    ]
+    seen: dict[int, int] = {}
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = [numpy_helper.from_array(GREY.reshape(1, 3, 1, 1).astype(np.float32), "to_grey")]
+    parts: list[str] = []
+    arch: list[str] = []
+    for (model, weight), shape, meta in zip(members, shapes, metas, strict=True):
+        prefix = _prefix(int(shape[1]), seen)
+        m = onnx.compose.add_prefix(model, prefix)
+        op, inputs = ("Conv", [crops, "to_grey"]) if shape[1] == 1 else ("Identity", [crops])
+        nodes.append(helper.make_node(op, inputs, [m.graph.input[0].name]))
+        nodes.extend(m.graph.node)
+        w_name, part_name = f"w_{prefix[:-1]}", f"{prefix[:-1]}_part"
+        nodes.append(helper.make_node("Mul", [m.graph.output[0].name, w_name], [part_name]))
+        inits.extend(m.graph.initializer)
+        inits.append(numpy_helper.from_array(np.array(weight, np.float32), w_name))
+        parts.append(part_name)
+        arch.append(f"{weight:g} x {meta.get('arch', 'grey' if shape[1] == 1 else 'colour')}")
+    nodes.append(helper.make_node("Sum", parts, ["logits"]))
+    shape_out = [d.dim_value or d.dim_param for d in colour.graph.input[0].type.tensor_type.shape.dim]
     graph = helper.make_graph(
         nodes,
         "dice-faces-ensemble",
-        [helper.make_tensor_value_info(crops, onnx.TensorProto.FLOAT, shape_b)],
-        [helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, [shape_b[0], n_classes])],
-        [*a.graph.initializer, *b.graph.initializer, *consts],
+        [helper.make_tensor_value_info(crops, onnx.TensorProto.FLOAT, shape_out)],
+        [helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, [shape_out[0], n_classes])],
+        inits,
     )
-    model = helper.make_model(graph, opset_imports=list(colour.opset_import))
-    model.ir_version = max(grey.ir_version, colour.ir_version)
-    meta = {k: v for k, v in gb.items() if k not in CALIBRATION_META}
-    meta.update(
+    out = helper.make_model(graph, opset_imports=list(colour.opset_import))
+    out.ir_version = max(m.ir_version for m, _ in members)
+    meta_out = {k: v for k, v in _meta(colour).items() if k not in CALIBRATION_META}
+    meta_out.update(
         {
-            "arch": f"ensemble: {1 - weight:g} x {ga.get('arch', 'grey')} + {weight:g} x {gb.get('arch', 'colour')}",
+            "arch": "ensemble: " + " + ".join(arch),
             "channels": "3",
             "input": "BGR crops standardised by their grey level, N x C x S x S",
         }
     )
-    for k, v in meta.items():
-        model.metadata_props.add(key=k, value=v)
-    onnx.checker.check_model(model)
-    return model
+    for k, v in meta_out.items():
+        out.metadata_props.add(key=k, value=v)
+    onnx.checker.check_model(out)
+    return out
+
+
+def combine(grey: onnx.ModelProto, colour: onnx.ModelProto, weight: float) -> onnx.ModelProto:
+    """A grey and a colour classifier: ``(1 - weight) x grey + weight x colour``."""
+    if not 0.0 < weight < 1.0:
+        raise ValueError(f"the colour model's weight must lie between 0 and 1, not {weight}.")
+    if input_shape(grey)[1:2] != [1] or input_shape(colour)[1:2] != [3]:
+        shapes = f"{input_shape(grey)} and {input_shape(colour)}"
+        raise ValueError(f"need a grey (n, 1, s, s) and a colour (n, 3, s, s) classifier, got {shapes}.")
+    return combine_many([(grey, 1.0 - weight), (colour, weight)])
 
 
 def is_ensemble(model: onnx.ModelProto) -> bool:
@@ -161,15 +189,23 @@ def part(model: onnx.ModelProto, which: str) -> onnx.ModelProto:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("grey", type=Path, help="the grey classifier's ONNX file")
-    ap.add_argument("colour", type=Path, help="the colour classifier's ONNX file")
-    ap.add_argument("out", type=Path, help="folder for the ensemble (with the grey file's detector beside it)")
-    ap.add_argument("--weight", type=float, default=0.5, help="the colour model's share of the logits")
+    ap.add_argument("models", type=Path, nargs="+", help="ONNX files (the first one's detector is kept)")
+    ap.add_argument("out", type=Path, help="folder for the ensemble")
+    ap.add_argument("--weight", type=float, default=0.5, help="of two (grey, colour): the colour model's share")
+    ap.add_argument("--weights", type=float, nargs="+", default=None, help="each model's share, adding up to 1")
     args = ap.parse_args(argv)
-    model = combine(onnx.load(str(args.grey)), onnx.load(str(args.colour)), args.weight)
+    protos = [onnx.load(str(path)) for path in args.models]
+    if args.weights is not None:
+        if len(args.weights) != len(protos):
+            ap.error(f"{len(protos)} models but {len(args.weights)} weights")
+        model = combine_many(list(zip(protos, args.weights, strict=True)))
+    elif len(protos) == 2:
+        model = combine(protos[0], protos[1], args.weight)
+    else:
+        ap.error("more than two models need --weights")
     args.out.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(args.out / CLASSIFIER_FILE))
-    detector = args.grey.parent / DETECTOR_FILE
+    detector = args.models[0].parent / DETECTOR_FILE
     if detector.is_file() and not (args.out / DETECTOR_FILE).exists():
         shutil.copyfile(detector, args.out / DETECTOR_FILE)
     print(f"{args.out / CLASSIFIER_FILE}: {(args.out / CLASSIFIER_FILE).stat().st_size / 1e6:.1f} MB, not calibrated")
