@@ -232,6 +232,29 @@ def test_no_page_is_wider_than_the_screen_in_any_language(browser: Any, tmp_path
                 ctx.close()
 
 
+# the foot row's word as lines: one rectangle per line its text takes
+FOOT_LINES = """() => [...document.querySelectorAll('table.score.rounds tfoot th[scope="row"]')].map((th) => {
+    const range = document.createRange(); range.selectNodeContents(th);
+    return [th.textContent.trim(), new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size]; })"""
+
+
+def test_the_foot_words_of_a_small_block_break_only_between_words_on_a_tablet(browser: Any, tmp_path: Any) -> None:
+    # "Strikes" broke as "Strik / es" beside two players: a block of up to four players on a tablet gives the foot
+    # row's word (Strikes, Total, Round wins) its column whole, in every language
+    with serving({"DATABASE": str(tmp_path / "b.sqlite3"), "TESTING": True}) as (base, _):
+        for lang in ["de", "en", "es", "fr", "it", "nl", "pl", "pt"]:
+            ctx = _context(browser, "portrait" if lang == "de" else "tablet", lang)
+            page = ctx.new_page()
+            for game, settings in (("classic", {}), ("classic", {"mode": "points"}), ("pokerdice", {})):
+                game_id = create(page, base, game, ["Anna", "Ben", "Cleo", "Dora"], settings)
+                page.goto(f"{base}/table/{game_id}")
+                feet = page.evaluate(FOOT_LINES)
+                assert feet, (lang, game)
+                for word, lines in feet:
+                    assert lines <= len(word.split()), (lang, game, word, lines)
+            ctx.close()
+
+
 def test_the_block_shows_each_hands_dice_and_bones_running_total(server: str, tablet: Any) -> None:
     # 5: two "Two pairs" side by side, each with its dice; bone's total moves as soon as a hand stands. 4: a
     # 24-character name keeps the fourth column inside the card.
