@@ -74,7 +74,7 @@ def combine_many(members: list[tuple[onnx.ModelProto, float]]) -> onnx.ModelProt
     opsets = {(o.domain, o.version) for m, _ in members for o in m.opset_import}
     if len(opsets) != 1:
         raise ValueError(f"the classifiers use different opsets: {sorted(opsets)}.")
-    colour = next(m for (m, _), s in zip(members, shapes, strict=True) if s[1] == 3)
+    colour, shape_out = next((m, s) for (m, _), s in zip(members, shapes, strict=True) if s[1] == 3)
     n_classes = len(json.loads(metas[0]["class_names"]))
     crops = "crops"
     seen: dict[int, int] = {}
@@ -95,7 +95,6 @@ def combine_many(members: list[tuple[onnx.ModelProto, float]]) -> onnx.ModelProt
         parts.append(part_name)
         arch.append(f"{weight:g} x {meta.get('arch', 'grey' if shape[1] == 1 else 'colour')}")
     nodes.append(helper.make_node("Sum", parts, ["logits"]))
-    shape_out = [d.dim_value or d.dim_param for d in colour.graph.input[0].type.tensor_type.shape.dim]
     graph = helper.make_graph(
         nodes,
         "dice-faces-ensemble",
@@ -123,9 +122,9 @@ def combine(grey: onnx.ModelProto, colour: onnx.ModelProto, weight: float) -> on
     """A grey and a colour classifier: ``(1 - weight) x grey + weight x colour``."""
     if not 0.0 < weight < 1.0:
         raise ValueError(f"the colour model's weight must lie between 0 and 1, not {weight}.")
-    if input_shape(grey)[1:2] != [1] or input_shape(colour)[1:2] != [3]:
-        shapes = f"{input_shape(grey)} and {input_shape(colour)}"
-        raise ValueError(f"need a grey (n, 1, s, s) and a colour (n, 3, s, s) classifier, got {shapes}.")
+    shape_a, shape_b = input_shape(grey), input_shape(colour)
+    if shape_a[1:2] != [1] or shape_b[1:2] != [3]:
+        raise ValueError(f"need a grey (n, 1, s, s) and a colour (n, 3, s, s) classifier, got {shape_a} and {shape_b}.")
     return combine_many([(grey, 1.0 - weight), (colour, weight)])
 
 
