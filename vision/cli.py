@@ -1,4 +1,8 @@
-"""``becher read IMAGE... [--kind pip|poker|auto] [--json]`` (contract in guide/ARCHITECTURE.md)."""
+"""``becher read IMAGE... [--kind pip|poker|auto] [--count N [--on-table M]] [--json]`` (contract in
+guide/ARCHITECTURE.md).
+
+With ``--count`` each image is proposed as the server proposes a photo for a throw of N dice (``vision/count.py``):
+what a player sees on the phone, not only what the reader found."""
 
 from __future__ import annotations
 
@@ -16,17 +20,42 @@ def _line(path: str, reading: Reading) -> dict[str, Any]:
 
 
 def _text(path: str, reading: Reading) -> str:
-    if not reading.dice:
+    if not reading.dice and not reading.missing:
         faces = "no dice found"
     else:
-        faces = " ".join(d.label + ("?" if d.uncertain else "") for d in reading.dice)
-    note = f"  ({'; '.join(reading.warnings)})" if reading.warnings else ""
+        # "?" marks a die to check; "+" one the count added from the candidates the reader dropped; "_" an empty
+        # place the player taps in
+        faces = " ".join(
+            d.label + ("+" if d.assumed else "") + ("?" if d.uncertain and not d.assumed else "") for d in reading.dice
+        )
+        faces = " ".join(filter(None, [faces, *["_"] * reading.missing]))
+    notes = list(reading.warnings)
+    if reading.count is not None:
+        notes.append(f"proposed as a throw of {reading.count}")
+        if reading.extra:
+            notes.append(f"left out: {' '.join(d.label for d in reading.extra)}")
+    note = f"  ({'; '.join(notes)})" if notes else ""
     return f"{path}: {reading.kind}: {faces}{note}"
 
 
+def _refuse(message: str) -> int:
+    print(json.dumps({"ok": False, "error": message}), file=sys.stderr)
+    return 2
+
+
 def read_command(args: argparse.Namespace) -> int:
-    """Read each image; one line per image (JSON with --json). Exit 1 when any image could not be read."""
-    from vision.reader import get_reader
+    """Read each image; one line per image (JSON with --json). Exit 1 when any image could not be read, 2 when the
+    reader cannot start or the count makes no sense."""
+    from vision.count import fit_count
+    from vision.reader import MAX_DICE, get_reader
+
+    count, on_table = getattr(args, "count", None), getattr(args, "on_table", None)
+    if on_table is not None and count is None:
+        return _refuse("--on-table needs --count: the dice thrown out of those on the table.")
+    if count is not None and not 1 <= count <= MAX_DICE:
+        return _refuse(f"--count is the dice thrown, 1 to {MAX_DICE}, not {count}.")
+    if on_table is not None and count is not None and not count <= on_table <= MAX_DICE:
+        return _refuse(f"--on-table is the dice on the table, {count} to {MAX_DICE}, not {on_table}.")
 
     try:
         reader = get_reader()
@@ -39,6 +68,8 @@ def read_command(args: argparse.Namespace) -> int:
             with open(path, "rb") as fh:
                 data = fh.read()
             reading = reader.read_bytes(data, kind=args.kind)
+            if count is not None:
+                reading = fit_count(reading, count, on_table)
         except (OSError, ImageError) as exc:
             failed = True
             message = str(exc) if isinstance(exc, ImageError) else f"Cannot open {path}: {exc.strerror or exc}."

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +53,29 @@ def session(path: Path) -> ort.InferenceSession:
 # the second look at 1.5 x the scale is fused with the first look itself (model card, "Two scales")
 FUSE_SCALE = 2 / 3
 SMALL_DICE = 30.0  # median side at the net's scale, input px, under which a second look at 1.5 x is taken
-Looks = dict[int, tuple[np.ndarray, float]]  # the net's maps of one image and their scale, by the look's long side
+CANVAS = 160  # input px: a look smaller than this is laid on a canvas this big (Detector.preprocess)
+# The pyramid (Detector.pyramid). The net finds dice well from about 18 to 110 px at its input (recall 0.8 or more on
+# the validation rows and rendered close-ups, by side; 12-16 px: a third); a level keeps what lies in that band.
+BAND_LO = 18.0
+BAND_HI = 110.0
+BAND_HI_COARSE = 70.0  # the coarse levels go on until the largest die is this big at the coarsest
+CLOSE_UP = 0.5  # the largest die a photo is read for, as a share of its short side
+CROP = 0.9  # ... of a picture smaller than the net's input: a crop around one die
+LARGE_FRAME = 1000  # long side, px: a photo or an HD frame, whose fine level is twice its base, not 1.5 x
+MAX_COARSE = 4  # coarse levels at most (a 100 px crop of one die needs three)
+MAX_FINE = 2  # finer levels at most, in a large frame (one in a smaller picture)
+SECOND_FINE = 24.0  # median side, input px, under which a large frame's first finer level is followed by one at 1.5 x
+FEW = 5  # candidates at the normal level of a large frame at most, for a finer level whatever their size (at the
+# first finer level: one, a block of tiny dice that still passes for one die there)
+
+
+class Looks(dict[int, tuple[np.ndarray, float]]):
+    """The net's maps of one image and their scale, by the look's long side; and the image resized for each look
+    (``frames``), from which the next smaller look is resized."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: dict[int, np.ndarray] = {}
 
 
 def fuse_side(long_side: int) -> int:
@@ -70,15 +91,41 @@ class Detector:
         self.long_side = int(meta.get("long_side", "320"))
         self.input = self.sess.get_inputs()[0].name
 
-    def preprocess(self, bgr: np.ndarray, long_side: int | None = None) -> tuple[np.ndarray, float]:
-        """Resize the long side to ``long_side`` and pad to a multiple of 32; returns tensor and input/image scale."""
+    def preprocess(
+        self, bgr: np.ndarray, long_side: int | None = None, frames: dict[int, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, float]:
+        """Resize the long side to ``long_side`` and pad to a multiple of 32; returns tensor and input/image scale.
+
+        ``frames``: the image already resized for other looks, by long side; the resize starts from the smallest of
+        them that is at least as big (a pyramid: a 1080p frame is shrunk from its full size once, not per look)."""
         h, w = bgr.shape[:2]
-        f = (long_side or self.long_side) / max(h, w)
+        target = long_side or self.long_side
+        f = target / max(h, w)
         nw, nh = max(1, round(w * f)), max(1, round(h * f))
+        src = bgr
+        if frames is not None:
+            bigger = [k for k in frames if target <= k < max(h, w)]
+            if bigger:
+                src = frames[min(bigger)]
+            # halved by a Gaussian pyramid step while that stays at least as big: cheaper than averaging the area of
+            # the whole image down in one go, and kept for the looks after it
+            while max(src.shape[:2]) >= 2 * target and min(src.shape[:2]) >= 64:
+                src = cv2.pyrDown(src)
+                frames[max(src.shape[:2])] = src
+        r = target / max(src.shape[:2])
         # area averaging only pays for large reductions (against aliasing); for mild ones it costs ms per look
-        small = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA if f < 0.5 else cv2.INTER_LINEAR)
+        small = cv2.resize(src, (nw, nh), interpolation=cv2.INTER_AREA if r < 0.5 else cv2.INTER_LINEAR)
+        if frames is not None:
+            frames[target] = small
         pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
-        pad = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE)
+        if max(nw, nh) < CANVAS:
+            # a look so coarse that the picture is smaller than a die's surroundings in training (a crop of one die
+            # at a quarter scale): it lies on a canvas of the table's colour, so the die stands on a table again
+            ring = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+            fill = [float(v) for v in np.median(ring, axis=0)]
+            pad = cv2.copyMakeBorder(small, 0, CANVAS - nh, 0, CANVAS - nw, cv2.BORDER_CONSTANT, value=fill)
+        else:
+            pad = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE)
         return np.ascontiguousarray(pad.transpose(2, 0, 1)[None], dtype=np.float32), f
 
     def infer(self, tensor: np.ndarray) -> np.ndarray:
@@ -103,7 +150,7 @@ class Detector:
         """The net's maps of the image at one scale and that scale (input px per image px), taken once per ``looks``."""
         if looks is not None and long_side in looks:
             return looks[long_side]
-        tensor, f = self.preprocess(bgr, long_side)
+        tensor, f = self.preprocess(bgr, long_side, getattr(looks, "frames", None))
         taken = (self.infer(tensor), f)
         if looks is not None:
             looks[long_side] = taken
@@ -132,35 +179,41 @@ class Detector:
             maps[0] = fused_centres(maps, other, f2 / f)
         return self.postprocess(maps, f, bgr.shape[:2], threshold)
 
-    def detect_multiscale(
-        self,
-        bgr: np.ndarray,
-        threshold: float = 0.25,
-        small: float = SMALL_DICE,
-        long_side: int | None = None,
-        few: int = 0,
-        looks: Looks | None = None,
-        fuse: bool = True,
-        count: Callable[[Candidates], int] = len,
-    ) -> Candidates:
-        """Detect; when the dice found are small at the net's scale (far away, many), look again at 1.5 x the scale.
+    def pyramid(self, bgr: np.ndarray, threshold: float, looks: Looks | None = None) -> Candidates:
+        """Candidates of every die size, from a pyramid of looks at the net's normal scale and at halves of it.
 
-        The net reads dice best at 20-60 input pixels; a second look costs 2.25 x the first, so it is only taken when
-        the first one says the dice are small. The trigger and factor were chosen on the train rows (rune55-small-far
-        recall 0.84 -> 0.89 there, the other sets unchanged). ``long_side`` is the first look's scale (the reader's
-        finer look for a large frame doubles it); ``looks`` shares the maps already taken. ``few``: also
-        look again when the first look found at most this many dice, big or none (the reader's finer look, where a
-        cluster of tiny dice can pass for one or a few big dice). ``fuse``: as for ``detect``. ``count``: how many dice
-        a look found, by which the second look is kept when it found as many; by default its candidates.
+        Coarser levels are looked at while the largest die the picture may hold (``CLOSE_UP`` of its short side, or
+        ``CROP`` of a picture smaller than the net's input) is over ``BAND_HI_COARSE`` at the coarsest so far. A finer
+        level (1.5 x the normal scale, 2 x for a large frame) is looked at where the dice found at the normal scale are
+        small there (median under ``SMALL_DICE``) or, in a large frame, few or none were found; in a large frame one
+        more (3 x) where those are still small (under ``SECOND_FINE``), one or none; never finer than the picture
+        itself. Each level keeps the candidates of the sizes it sees best (``keep_bands``). A die and its pips, or a
+        block of dice and the one die it passes for, can both be kept: the decide step tells them apart by reading them.
         """
-        base = long_side or self.long_side
-        c = self.detect(bgr, threshold, base, looks, fuse)
-        f = base / max(bgr.shape[:2])
-        small_dice = len(c) > 0 and float(np.median(c.sides)) * f < small
-        if not small_dice and not (few and len(c) <= few):
-            return c
-        fine = self.detect(bgr, threshold, round(base * 1.5), looks, fuse)
-        return fine if count(fine) >= count(c) else c
+        looks = Looks() if looks is None else looks
+        long_side, short_side = max(bgr.shape[:2]), min(bgr.shape[:2])
+        biggest = short_side * (CROP if long_side <= self.long_side else CLOSE_UP)
+        sides = [self.long_side]
+        while biggest * sides[-1] / long_side > BAND_HI_COARSE and len(sides) <= MAX_COARSE:
+            sides.append(max(8, round(sides[-1] / 2)))
+        levels = [(s / long_side, self.detect(bgr, threshold, s, looks)) for s in sides]
+        large = long_side >= LARGE_FRAME
+        small = SMALL_DICE
+        for step in range(MAX_FINE if large else 1):
+            f, finest = levels[0]
+            fine = round(f * long_side * (2 if large and step == 0 else 1.5))
+            if fine > max(long_side, self.long_side * 1.5):
+                break  # no finer than the picture itself, but for a small one
+            if len(finest) == 0 and not large:
+                break
+            # a large frame with few candidates is looked at finer whatever their size: one big candidate can be a
+            # patch of a mottled cloth with tiny dice beside it, or a block of tiny dice passing for one die
+            few = large and len(finest) <= (FEW if step == 0 else 1)
+            if len(finest) and float(np.median(finest.sides)) * f >= small and not few:
+                break
+            levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks)))
+            small = SECOND_FINE  # a second finer level only for dice still small at the first
+        return keep_bands(levels, self.long_side / long_side)
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
@@ -185,3 +238,42 @@ def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
         if all(np.hypot(*(c.centres[i] - c.centres[j])) > overlap * max(c.sides[i], c.sides[j]) for j in keep):
             keep.append(int(i))
     return c.select(np.array(sorted(keep), dtype=np.int64))
+
+
+OVERLAP = 0.8  # a level also keeps dice this much under the size at which the next finer level stops seeing them
+SWEET = float(np.sqrt(BAND_LO * BAND_HI))  # input px a die is seen best at (the band's middle, geometrically)
+OUT_OF_BAND = 10.0  # what being out of its level's band weighs against a candidate, beside its distance from SWEET
+SAME_SIZE = 1.8  # two candidates of two levels on one spot within this ratio of sides are one die, seen twice
+
+
+def keep_bands(levels: list[tuple[float, Candidates]], base: float | None = None) -> Candidates:
+    """The candidates of a pyramid's levels ((scale, candidates), finest first). Each level sees some sizes best: up
+    to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
+    stops seeing dice (the finest: any smaller size too). One die seen at two levels is kept once, from the level
+    whose band holds it, and of those the one that sees it nearer ``SWEET``; a candidate over its level's band stays
+    where no other level saw that die (a die of half the photo, found at the normal scale only); one under it stays
+    so too at a coarse level (a translucent die whose pips the finer level took for dice), but goes where the finer
+    level is one added for small dice (``base``: the normal level's scale; finer ones looked for them). A die and the
+    smaller candidates inside it are both kept."""
+    parts, fit = [], []
+    for i, (f, c) in enumerate(levels):
+        s = c.sides * f
+        lo = 0.0 if i == 0 else BAND_HI * f / levels[i - 1][0] * OVERLAP
+        hi = np.inf if i == len(levels) - 1 else BAND_HI
+        coarse = i > 0 and base is not None and levels[i - 1][0] <= base
+        seen = (s >= lo) | coarse
+        parts.append(c.select(seen))
+        fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / SWEET)) + OUT_OF_BAND * (s[seen] > hi))
+    c = Candidates.joined(*parts) if parts else Candidates.empty()
+    order = np.argsort(np.concatenate(fit) if fit else np.zeros(0), kind="stable")
+    kept: list[int] = []
+    for i in order:
+        same = [
+            j
+            for j in kept
+            if np.hypot(*(c.centres[i] - c.centres[j])) < 0.5 * max(c.sides[i], c.sides[j])
+            and max(c.sides[i], c.sides[j]) < SAME_SIZE * min(c.sides[i], c.sides[j])
+        ]
+        if not same:
+            kept.append(int(i))
+    return c.select(np.array(sorted(kept), dtype=np.int64))

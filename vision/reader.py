@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import looks as extra
 from vision.classify import Classifier, choose_kind, confidence, is_die, kind_probs
+from vision.decide import DOUBT, DROP, nested, off_size
 from vision.decode import Decoded, decode
-from vision.detect import SMALL_DICE, Candidates, Detector, Looks
+from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -23,13 +23,12 @@ MAX_DICE = 60
 
 @dataclass(frozen=True)
 class Rules:
-    """The reader's special rules, each one switchable, so that a benchmark can measure what it pays on validation
-    (`benchmarks/rules_bench.py`): a rule stays only where it does (issue 33, a simpler reader)."""
+    """The decide step's rules and the reread, each switchable so that `benchmarks/compare.py` can weigh what it pays
+    on the unseen sets (``--cand-without``): a rule stays only where they show it does (issue 51)."""
 
-    second_look: bool = True  # dice small at the net's scale: a look at 1.5 x
-    coarse_look: bool = True  # close-ups: looks at 1/4 and 1/2 the scale replace the pips read as ones
-    finer_look: bool = True  # a large frame of tiny dice: a look at 2 x (and 3 x for a cluster)
-    split_clusters: bool = True  # a large frame's big candidate looked into at 3 x: a block of tiny dice
+    nested: bool = True  # a die read whole stands for the pips inside it; a block of dice for the die it passes for
+    size_rule: bool = True  # unsure candidates far off the size of the sure dice near them are not reported
+    doubt: bool = True  # dice under DOUBT flagged, candidates under DROP not reported (else the model's threshold)
     reread: bool = True  # crops in doubt read again at all eight views
 
     @classmethod
@@ -43,7 +42,11 @@ class Rules:
 
 
 class DiceReader:
-    """Loads both models once; reading is thread-compatible but not meant to be shared by many threads at once."""
+    """Loads both models once; reading is thread-compatible but not meant to be shared by many threads at once.
+
+    A reading is four steps: decode (``vision.decode``), detect (the detector's pyramid: every die size in one pass),
+    classify (each candidate's crop), decide (``vision.decide``: nested candidates, the size of the throw, the
+    calibrated doubt)."""
 
     def __init__(self, model_dir: Path | str | None = None, rules: Rules | None = None) -> None:
         folder = Path(model_dir) if model_dir else MODEL_DIR
@@ -73,46 +76,19 @@ class DiceReader:
         return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
-        return self._find(bgr)
-
-    def _find(self, bgr: np.ndarray) -> Candidates:
-        """The candidates: of the first look, or of the finer look of a large frame.
-
-        A large frame's first look is one scale at ``LARGE_DET_THRESHOLD``: the finer look's trigger was tuned on
-        it. When no finer look is needed, the dice are big enough for the net's scale and the frame is read like a
-        small one, two scales fused at the calibrated threshold: a webcam's 1280x960 frame of a scene reads as its
-        640x480 frame does. Only the finer look keeps one scale, since a cluster of tiny dice that is one die at
-        twice the scale drags its dice' scores under the threshold when the two are fused (model card, "Large
-        frames read as small").
-        """
-        rules, det, cls = self.rules, self.detector, self.classifier
-        seen: Looks = {}  # each scale is looked at once, whichever step asks for it
-        large = max(bgr.shape[:2]) >= extra.LARGE_FRAME
-        small = SMALL_DICE if rules.second_look else 0.0
-        finer = (
-            large
-            and rules.finer_look
-            and extra.needs_finer_look(
-                det, cls, bgr, det.detect(bgr, extra.LARGE_DET_THRESHOLD, det.long_side, seen, fuse=False)
-            )
-        )
-        if finer:
-            fuse, threshold = False, extra.LARGE_DET_THRESHOLD
-            found, side = extra.finer_look(det, cls, bgr, small, seen)
-        else:
-            fuse, threshold, side = True, cls.det_threshold, det.long_side
-            found = det.detect_multiscale(bgr, threshold, small=small, long_side=side, looks=seen, fuse=fuse)
-        c = extra.coarse_look(det, cls, bgr, found, side, seen, fuse, threshold) if rules.coarse_look else found
-        if large and not finer and rules.split_clusters:
-            c = extra.split_clusters(det, cls, bgr, c)
+        """The detector's candidates, at most ``MAX_DICE``, the strongest."""
+        c = self.detector.pyramid(bgr, self.classifier.det_threshold)
         if len(c) > MAX_DICE:
-            c = c.select(np.argsort(-c.scores)[:MAX_DICE])
+            c = c.select(np.sort(np.argsort(-c.scores)[:MAX_DICE]))
         return c
 
     def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
-        c = self._find(img.bgr)
+        c = self.candidates(img.bgr)
         full = self.classifier.model_logits(img.bgr, c)
         logits = self.classifier.merge(full)
+        if self.rules.nested:
+            keep = nested(c, logits)
+            c, full, logits = c.select(keep), full[keep], logits[keep]
         if kind == "auto":
             kind = choose_kind(logits, c.scores, c.sides)
         p = kind_probs(logits, kind, self.classifier.temperature)
@@ -121,13 +97,19 @@ class DiceReader:
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
         dice_mask = is_die(p, self.classifier.max_background)
+        if self.rules.size_rule:
+            dice_mask &= ~off_size(c, confs, dice_mask)
+        flag_below = self.classifier.threshold
+        if self.rules.doubt:
+            dice_mask &= confs >= DROP
+            flag_below = max(flag_below, DOUBT)
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
             conf = float(confs[k])
             box = _box(c.centres[k], float(c.sides[k]), img)
             if box is None:
                 continue
-            uncertain = conf < self.classifier.threshold
+            uncertain = conf < flag_below
             printed = None
             if kind == "poker":
                 printed = str(self.classifier.printing(full[k : k + 1], 6 + best)[0])

@@ -186,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     read = sub.add_parser("read", help="read dice from image files")
     read.add_argument("images", nargs="+")
     read.add_argument("--kind", choices=["pip", "poker", "auto"], default="auto")
+    read.add_argument(
+        "--count", type=int, default=None, help="propose each photo as a throw of N dice, as the server does"
+    )
+    read.add_argument(
+        "--on-table", type=int, default=None, help="with --count: the dice on the table, kept ones included"
+    )
     read.add_argument("--json", action="store_true", help="one JSON object a line per image")
     read.set_defaults(func=cmd_read)
 

@@ -74,3 +74,48 @@ def test_a_german_poker_set_is_read_with_its_printing(tmp_path: Path, capsys: py
     ]  # fmt: skip
     assert main(["read", str(path), "--kind", "poker"]) == 0
     assert "B=J" in capsys.readouterr().out
+
+
+def test_read_with_a_count_proposes_the_throw_as_the_server_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # six dice in the photo, a throw of five: the least likely die is left out, as vision/count.py proposes it
+    six = _write(tmp_path / "six.png", [1, 2, 3, 4, 5, 6], 3)
+    assert main(["read", str(six), "--kind", "pip", "--count", "5", "--json"]) == 0
+    (line,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert line["count"] == 5 and len(line["dice"]) == 5 and len(line["extra"]) == 1
+    assert sorted(d["face"] for d in line["dice"] + line["extra"]) == ["1", "2", "3", "4", "5", "6"]
+    assert line["assumed"] == ["extra"]
+    # two dice in the photo, a throw of three: one place is left for a tap, shown as "_" in text
+    two = _write(tmp_path / "two.png", [5, 6], 4)
+    assert main(["read", str(two), "--kind", "pip", "--count", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().split(": pip: ")[1].split("  (")[0].split()[-1] == "_"
+    assert "proposed as a throw of 3" in out
+
+
+def test_read_with_kept_dice_in_the_photo_fits_the_whole_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    five = _write(tmp_path / "five.png", [1, 2, 3, 4, 6], 5)
+    assert main(["read", str(five), "--kind", "pip", "--count", "2", "--on-table", "5", "--json"]) == 0
+    (line,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert line["count"] == 5 and "whole" in line["assumed"] and len(line["dice"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--count", "0"], "--count"),
+        (["--count", "61"], "--count"),
+        (["--on-table", "5"], "--on-table needs --count"),
+        (["--count", "5", "--on-table", "3"], "--on-table"),
+    ],
+)
+def test_a_count_that_makes_no_sense_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], says: str
+) -> None:
+    img = _write(tmp_path / "a.png", [4], 3)
+    assert main(["read", str(img), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and says in json.loads(captured.err)["error"]

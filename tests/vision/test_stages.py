@@ -197,7 +197,8 @@ def test_choose_kind_weighs_marks_much_smaller_than_the_dice_by_their_area() -> 
 
 
 class _ScriptedDetector(Detector):
-    """A detector whose single-scale answers are given per long side, to test the multiscale policy alone."""
+    """A detector whose single-scale answers are given per long side (none where not given), to test the pyramid's
+    policy alone."""
 
     def __init__(self, answers: dict[int, Candidates]) -> None:
         self.stride, self.long_side, self.answers = 4, 416, answers
@@ -208,7 +209,7 @@ class _ScriptedDetector(Detector):
     ) -> Candidates:
         side = long_side or self.long_side
         self.looks.append(side)
-        return self.answers[side]
+        return self.answers.get(side, Candidates.empty())
 
 
 def _dice(n: int, side: float) -> Candidates:
@@ -219,23 +220,35 @@ def _dice(n: int, side: float) -> Candidates:
     )
 
 
-def test_multiscale_looks_again_only_when_the_dice_are_small() -> None:
+def test_the_pyramid_looks_coarser_while_a_die_of_half_the_photo_is_too_big_for_the_net() -> None:
+    # 640x640 at 416: a die of 320 px is 208 input px, at 208 it is 104 (within the band): two levels
+    det = _ScriptedDetector({416: _dice(3, 80.0)})
+    assert len(det.pyramid(np.zeros((640, 640, 3), np.uint8), 0.3)) == 3 and det.looks == [416, 208]
+    # a 72 px crop around one die: the die may fill it, so down to a level where 65 px are within the band
+    crop = _ScriptedDetector({})
+    crop.pyramid(np.zeros((72, 72, 3), np.uint8), 0.3)
+    assert crop.looks == [416, 208, 104]
+
+
+def test_the_pyramid_looks_finer_only_when_the_dice_are_small() -> None:
     img = np.zeros((640, 640, 3), np.uint8)  # net scale 416/640 = 0.65
-    big = _ScriptedDetector({416: _dice(3, 80.0), 624: _dice(5, 80.0)})
-    assert len(big.detect_multiscale(img)) == 3 and big.looks == [416]
     small = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
-    assert len(small.detect_multiscale(img)) == 5 and small.looks == [416, 624]
-    # the closer look is kept only when it finds at least as many dice
-    worse = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(2, 28.0)})
-    assert len(worse.detect_multiscale(img)) == 3
-    # counted as the reader's finer look counts them, by the dice read: five candidates of which one is a die lose
-    # to three that are all dice
-    grain = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
+    assert len(small.pyramid(img, 0.3)) == 5 and small.looks == [416, 208, 624]
+    empty = _ScriptedDetector({})  # nothing at all in a small picture: no finer look for nothing
+    assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208]
 
-    def read(c: Candidates) -> int:
-        return 3 if len(c) == 3 else 1
 
-    assert len(grain.detect_multiscale(img, count=read)) == 3 and grain.looks == [416, 624]
+def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_one() -> None:
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    two = _ScriptedDetector({416: _dice(2, 300.0), 832: _dice(2, 70.0)})  # two dice of 70 px, 30 input px at 832
+    two.pyramid(frame, 0.3)
+    assert two.looks == [416, 208, 832]
+    one = _ScriptedDetector({416: _dice(1, 300.0), 832: _dice(1, 250.0)})  # a block of tiny dice passing for one
+    one.pyramid(frame, 0.3)
+    assert one.looks == [416, 208, 832, 1248]
+    many = _ScriptedDetector({416: _dice(20, 200.0)})  # twenty dice big enough: the normal level reads them
+    many.pyramid(frame, 0.3)
+    assert many.looks == [416, 208]
 
 
 def test_confidence_without_a_fit_is_the_face_probability() -> None:
