@@ -4,8 +4,9 @@ The pyramid (``Detector.pyramid``) keeps every size a level sees well, so two re
 a close-up die and its pips (each pip alone looks like a die showing 1), or a block of small dice and the one big die
 it passes for at a coarser level. And a table has marks that read as dice: dust, a screw hole, a clip. Two rules:
 
-* ``nested``: a candidate with smaller ones inside it is one die when they all read as ones (its pips) and it reads
-  surely as a face with at least as many pips; otherwise it is the block of the dice inside it.
+* ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and what reads surely
+  as a die inside it reads as ones (its pips), no more of them than it has pips; otherwise it is the block of the
+  dice inside it.
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
   read as one big "1"). It is not reported, only kept among the dropped candidates for the count to fall back on.
@@ -29,7 +30,8 @@ BACKGROUND = 12  # the background class among the 13 rank classes (vision.classi
 INSIDE = 0.45  # a candidate whose centre lies within this share of a bigger one's side from its centre ...
 SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
 CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated
-WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for the "ones" inside it
+WHOLE_SURE = 0.8
+INNER_SURE = 0.5  # what lies inside counts as a die only read at least this surely (pips read unsurely are pips)  # the probability of its face a die must have to stand for the "ones" inside it
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
 SIZE_UNSURE = 0.7  # a candidate at least this sure is reported whatever its size
 SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way: not a die of this throw
@@ -50,25 +52,31 @@ def nested(c: Candidates, logits: np.ndarray) -> np.ndarray:
         return keep
     p = _softmax(logits)
     best = p.argmax(axis=1)
+    sure = p[:, :BACKGROUND].max(axis=1)
     for k in np.argsort(-c.sides):
         if not keep[k]:
             continue
         near = np.hypot(*(c.centres - c.centres[k]).T)
         inside = keep & (near < INSIDE * c.sides[k]) & (c.sides < SMALLER * c.sides[k])
-        # one centred on it is this die seen too small (its pips' box), not another die: the box that reads surer stays
+        inside[k] = False
+        # one centred on it is this die seen too small (its pips' box), not another die
         centred = inside & (near < CENTRED * c.sides[k])
-        dice = inside & ~centred & (best != BACKGROUND)
+        dice = inside & ~centred & (best != BACKGROUND) & (sure >= INNER_SURE)
+        face = int(p[k, :BACKGROUND].argmax())
+        whole = best[k] != BACKGROUND and float(p[k, face]) >= WHOLE_SURE
+        pips = face + 1 if face < 6 else 10  # a poker die's 9 and 10 show up to ten symbols
         if not dice.any():
-            if centred.any():
-                sure = p[:, :BACKGROUND].max(axis=1)
+            # nothing inside reads surely as a die: a die read surely stands for what lies inside it (its pips, read
+            # unsurely); else the box that reads surer of it and one centred on it stays
+            if whole:
+                keep &= ~inside
+            elif centred.any():
                 if sure[k] >= sure[centred].max():
                     keep &= ~centred
                 else:
                     keep[k] = False
             continue
-        face = int(p[k, :BACKGROUND].argmax())
-        pips = face + 1 if face < 6 else 10  # a poker die's 9 and 10 show up to ten symbols
-        if (best[dice] == 0).all() and float(p[k, face]) >= WHOLE_SURE and pips >= int(dice.sum()):
+        if (best[dice] == 0).all() and whole and pips >= int(dice.sum()):
             keep &= ~inside
         else:
             keep[k] = False

@@ -163,18 +163,21 @@ class Detector:
         long_side: int | None = None,
         looks: Looks | None = None,
         fuse: bool = True,
+        partner: int | None = None,
     ) -> Candidates:
         """Candidates of one look, its centre logits averaged with a look's at ``FUSE_SCALE`` of its scale.
 
         One scale alone misses a clear die now and then (a centre at 0.38 where the threshold is 0.40, and 0.5-0.7 at
         other scales), and takes the odd spot of the table for a die where the other scale does not: two scales agree
         on dice more than on mistakes. Sides and offsets stay this look's. ``looks``: the maps already taken of this
-        image, shared between calls; ``fuse``: False for one look alone (the reader's large frames).
+        image, shared between calls; ``fuse``: False for one look alone; ``partner``: the long side of the look to
+        fuse with, where not the one at ``FUSE_SCALE`` (the pyramid's twice-finer level takes the normal one, already
+        taken, instead of a look of its own).
         """
         side = long_side or self.long_side
         maps, f = self.look(bgr, side, looks)
         if fuse:
-            other, f2 = self.look(bgr, fuse_side(side), looks)
+            other, f2 = self.look(bgr, partner or fuse_side(side), looks)
             maps = maps.copy()
             maps[0] = fused_centres(maps, other, f2 / f)
         return self.postprocess(maps, f, bgr.shape[:2], threshold)
@@ -211,7 +214,9 @@ class Detector:
             few = large and len(finest) <= (FEW if step == 0 else 1)
             if len(finest) and float(np.median(finest.sides)) * f >= small and not few:
                 break
-            levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks)))
+            # fused with the level it refines where that is half its scale (no look of its own at 2/3)
+            partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
+            levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
             small = SECOND_FINE  # a second finer level only for dice still small at the first
         return keep_bands(levels, self.long_side / long_side)
 

@@ -221,21 +221,21 @@ def _dice(n: int, side: float) -> Candidates:
 
 
 def test_the_pyramid_looks_coarser_while_a_die_of_half_the_photo_is_too_big_for_the_net() -> None:
-    # 640x640 at 416: a die of 320 px is 208 input px, at 208 it is 104 (within the band): two levels
+    # 640x640 at 416: a die of 320 px is 208 input px, at 208 it is 104, at 104 it is 52 (under BAND_HI_COARSE)
     det = _ScriptedDetector({416: _dice(3, 80.0)})
-    assert len(det.pyramid(np.zeros((640, 640, 3), np.uint8), 0.3)) == 3 and det.looks == [416, 208]
-    # a 72 px crop around one die: the die may fill it, so down to a level where 65 px are within the band
+    assert len(det.pyramid(np.zeros((640, 640, 3), np.uint8), 0.3)) == 3 and det.looks == [416, 208, 104]
+    # a 72 px crop around one die: the die may fill it (65 px), so down to a level where it is 47 input px
     crop = _ScriptedDetector({})
     crop.pyramid(np.zeros((72, 72, 3), np.uint8), 0.3)
-    assert crop.looks == [416, 208, 104]
+    assert crop.looks == [416, 208, 104, 52]
 
 
 def test_the_pyramid_looks_finer_only_when_the_dice_are_small() -> None:
     img = np.zeros((640, 640, 3), np.uint8)  # net scale 416/640 = 0.65
     small = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
-    assert len(small.pyramid(img, 0.3)) == 5 and small.looks == [416, 208, 624]
+    assert len(small.pyramid(img, 0.3)) == 5 and small.looks == [416, 208, 104, 624]
     empty = _ScriptedDetector({})  # nothing at all in a small picture: no finer look for nothing
-    assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208]
+    assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208, 104]
 
 
 def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_one() -> None:
