@@ -29,7 +29,8 @@ DROP = 0.3
 BACKGROUND = 12  # the background class among the 13 rank classes (vision.classify.BACKGROUND)
 INSIDE = 0.45  # a candidate whose centre lies within this share of a bigger one's side from its centre ...
 SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
-CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated
+CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated ...
+TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
 INNER_SURE = 0.5  # what lies inside counts as a die only read at least this surely (pips read unsurely are pips)
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
@@ -60,7 +61,7 @@ def nested(c: Candidates, logits: np.ndarray) -> np.ndarray:
         inside = keep & (near < INSIDE * c.sides[k]) & (c.sides < SMALLER * c.sides[k])
         inside[k] = False
         # one centred on it is this die seen too small (its pips' box), not another die
-        centred = inside & (near < CENTRED * c.sides[k])
+        centred = inside & (near < CENTRED * c.sides[k]) & (c.sides >= TIGHT * c.sides[k])
         dice = inside & ~centred & (best != BACKGROUND) & (sure >= INNER_SURE)
         face = int(p[k, :BACKGROUND].argmax())
         whole = best[k] != BACKGROUND and float(p[k, face]) >= WHOLE_SURE

@@ -151,3 +151,11 @@ def test_a_die_and_the_smaller_candidates_inside_it_are_all_kept_for_the_decide_
     pips = cands((280, 280, 40, 0.8), (360, 360, 40, 0.8))
     die = cands((320, 320, SWEET / 0.5, 0.9))
     assert len(keep_bands([(1.0, pips), (0.5, die)])) == 3
+
+
+def test_a_small_die_near_the_centre_of_a_big_candidate_is_another_die_not_the_same_one() -> None:
+    # two dice showing 1 side by side read as one big "1" at a coarse level, one of them near its centre: a "1" has
+    # one pip, and two dice read surely as ones lie inside it, so they are two dice (webcam-white-dice valid_68)
+    c = cands((354, 272, 173, 0.5), (358, 271, 47, 0.8), (292, 316, 64, 0.86))
+    keep = nested(c, reads((0, 0.95), (0, 0.95), (0, 0.95)))
+    assert keep.tolist() == [False, True, True]
