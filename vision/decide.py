@@ -4,9 +4,9 @@ The pyramid (``Detector.pyramid``) keeps every size a level sees well, so two re
 a close-up die and its pips (each pip alone looks like a die showing 1), or a block of small dice and the one big die
 it passes for at a coarser level. And a table has marks that read as dice: dust, a screw hole, a clip. Two rules:
 
-* ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and what reads surely
-  as a die inside it reads as ones (its pips), no more of them than it has pips; otherwise it is the block of the
-  dice inside it.
+* ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and most of what lies
+  inside reads as a one or as nothing (its pips: a pip alone looks like a die showing 1), with no more sure ones than
+  it has pips; otherwise it is the block of the dice inside it.
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
   read as one big "1"). It is not reported, only kept among the dropped candidates for the count to fall back on.
@@ -32,7 +32,7 @@ SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
 CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated ...
 TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
-INNER_SURE = 0.5  # what lies inside counts as a die only read at least this surely (pips read unsurely are pips)
+INNER_SURE = 0.5  # a one read at least this surely inside a die is a die showing 1, if it has more than the die has pips
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
 SIZE_UNSURE = 0.7  # a candidate at least this sure is reported whatever its size
 SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way: not a die of this throw
@@ -60,26 +60,26 @@ def nested(c: Candidates, logits: np.ndarray) -> np.ndarray:
         near = np.hypot(*(c.centres - c.centres[k]).T)
         inside = keep & (near < INSIDE * c.sides[k]) & (c.sides < SMALLER * c.sides[k])
         inside[k] = False
-        # one centred on it is this die seen too small (its pips' box), not another die
+        # one centred on it and not much smaller is this die seen too small (its pips' box), not another die
         centred = inside & (near < CENTRED * c.sides[k]) & (c.sides >= TIGHT * c.sides[k])
-        dice = inside & ~centred & (best != BACKGROUND) & (sure >= INNER_SURE)
+        inner = inside & ~centred
         face = int(p[k, :BACKGROUND].argmax())
         whole = best[k] != BACKGROUND and float(p[k, face]) >= WHOLE_SURE
-        pips = face + 1 if face < 6 else 10  # a poker die's 9 and 10 show up to ten symbols
-        if not dice.any():
-            # nothing inside reads surely as a die: a die read surely stands for what lies inside it (its pips, read
-            # unsurely); else the box that reads surer of it and one centred on it stays
-            if whole:
-                keep &= ~inside
-            elif centred.any():
+        if not inner.any():
+            if centred.any():  # the box that reads surer of the two stays
                 if sure[k] >= sure[centred].max():
                     keep &= ~centred
                 else:
                     keep[k] = False
             continue
-        if (best[dice] == 0).all() and whole and pips >= int(dice.sum()):
+        # pips read as ones or as nothing; dice of a block read as their faces. A die read surely stands for what
+        # lies inside it where most of that reads as pips, and no more of it reads surely as a one than it has pips
+        pipish = inner & ((best == 0) | (best == BACKGROUND))
+        ones = int((inner & (best == 0) & (sure >= INNER_SURE)).sum())
+        pips = face + 1 if face < 6 else 10  # a poker die's 9 and 10 show up to ten symbols
+        if whole and pipish.sum() >= (inner & ~pipish).sum() and ones <= pips:
             keep &= ~inside
-        else:
+        elif (inner & (best != BACKGROUND)).any():
             keep[k] = False
     return keep
 
