@@ -18,21 +18,19 @@ import numpy as np
 
 from vision.detect import Candidates
 
-# Calibrated doubt (issue 51): a die under DOUBT is flagged for the player to check, a candidate under DROP is not
-# reported at all (it stays among the dropped candidates, for the count to fall back on). On the validation rows of
-# the photo sets, dice read at 0.8 or more are right 98.8 % of the time (11.5 % of the dice are under it); under 0.3,
-# two in eight; the rendered phantoms (coins, buttons, screw holes) are read under 0.3 a seventh of the time. The
-# models' own calibration flags at most 3 % (its threshold, 0.38 for the bundled file), which left 26 % of the
-# dice read wrong unflagged on validation.
+# Calibrated doubt (issue 51): a die read under DOUBT is flagged for the player to check. On the validation rows of
+# the photo sets, dice read at 0.8 or more are right 98.8 % of the time (11.5 % of the dice are under it). The
+# models' own calibration flags at most 3 % (its threshold, 0.38 for the bundled file), which left 26 % of the dice
+# read wrong on validation unflagged. Not reporting candidates under 0.3 at all was measured too and not kept: it cost
+# the crowds of far dice (rune55-small-far F1 -1.4) more than it saved in phantoms (0.24 a photo of 1.5).
 DOUBT = 0.8
-DROP = 0.3
 BACKGROUND = 12  # the background class among the 13 rank classes (vision.classify.BACKGROUND)
 INSIDE = 0.45  # a candidate whose centre lies within this share of a bigger one's side from its centre ...
 SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
 CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated ...
 TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
-INNER_SURE = 0.5  # a one read at least this surely inside a die is a die showing 1, if it has more than the die has pips
+INNER_SURE = 0.5  # a one read this surely inside a die is a die showing 1 where there are more than its pips
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
 SIZE_UNSURE = 0.7  # a candidate at least this sure is reported whatever its size
 SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way: not a die of this throw

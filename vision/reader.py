@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classify import Classifier, choose_kind, confidence, is_die, kind_probs
-from vision.decide import DOUBT, DROP, nested, off_size
+from vision.decide import DOUBT, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -28,7 +28,7 @@ class Rules:
 
     nested: bool = True  # a die read whole stands for the pips inside it; a block of dice for the die it passes for
     size_rule: bool = True  # unsure candidates far off the size of the sure dice near them are not reported
-    doubt: bool = True  # dice under DOUBT flagged, candidates under DROP not reported (else the model's threshold)
+    doubt: bool = True  # dice under DOUBT flagged (else under the model's calibrated threshold)
     reread: bool = True  # crops in doubt read again at all eight views
 
     @classmethod
@@ -101,7 +101,6 @@ class DiceReader:
             dice_mask &= ~off_size(c, confs, dice_mask)
         flag_below = self.classifier.threshold
         if self.rules.doubt:
-            dice_mask &= confs >= DROP
             flag_below = max(flag_below, DOUBT)
         for k in np.nonzero(dice_mask)[0]:
             best = int(best_of[k])
