@@ -2,11 +2,14 @@
 
 The pyramid (``Detector.pyramid``) keeps every size a level sees well, so two readings of one spot can both be there:
 a close-up die and its pips (each pip alone looks like a die showing 1), or a block of small dice and the one big die
-it passes for at a coarser level. And a table has marks that read as dice: dust, a screw hole, a clip. Two rules:
+it passes for at a coarser level, or a coarse box over the gap between dice. And a table has marks that read as dice:
+dust, a screw hole, a clip. Three rules:
 
 * ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and most of what lies
   inside reads as a one or as nothing (its pips: a pip alone looks like a die showing 1), with no more sure ones than
   it has pips; otherwise it is the block of the dice inside it.
+* ``covered``: dice lie side by side, not on one another. A candidate whose box lies mostly (``COVERED``) under the
+  boxes of dice read surer than it is a look at the dice around it, not a die of its own.
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
   read as one big "1"). It is not reported, only kept among the dropped candidates for the count to fall back on.
@@ -31,6 +34,7 @@ CENTRED = 0.15  # ... unless its centre lies within this share of the side: the 
 TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
 INNER_SURE = 0.5  # a one read this surely inside a die is a die showing 1 where there are more than its pips
+COVERED = 0.6  # the share of a candidate's box under surer dice' boxes from which it is no die of its own
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
 SIZE_UNSURE = 0.7  # a candidate at least this sure is reported whatever its size
 SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way: not a die of this throw
@@ -95,4 +99,22 @@ def off_size(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
         near = others[np.argsort(np.hypot(*(c.centres[others] - c.centres[k]).T))[:SIZE_NEIGHBOURS]]
         ratio = float(c.sides[k]) / float(np.median(c.sides[near]))
         out[k] = ratio >= SIZE_FACTOR or ratio <= 1 / SIZE_FACTOR
+    return out
+
+
+def covered(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """Of the candidates read as dice (``dice``), those whose square box lies mostly under the boxes of surer dice."""
+    out = np.zeros(len(c), bool)
+    if int(dice.sum()) < 2:
+        return out
+    half = c.sides / 2
+    lo, hi = c.centres - half[:, None], c.centres + half[:, None]
+    for k in np.nonzero(dice)[0]:
+        surer = dice & (confs > confs[k])
+        surer[k] = False
+        if not surer.any():
+            continue
+        w = np.clip(np.minimum(hi[surer, 0], hi[k, 0]) - np.maximum(lo[surer, 0], lo[k, 0]), 0, None)
+        h = np.clip(np.minimum(hi[surer, 1], hi[k, 1]) - np.maximum(lo[surer, 1], lo[k, 1]), 0, None)
+        out[k] = float((w * h).sum()) >= COVERED * float(c.sides[k]) ** 2
     return out
