@@ -244,6 +244,7 @@ class GamePage:
     round_text: str
     turn_text: str
     winners: tuple[PlayerView, ...] = ()
+    rematch: str | None = None  # the game's rematch, once someone started it: every device follows there
 
     @property
     def over(self) -> bool:
@@ -496,4 +497,5 @@ def build_game_page(game: JSON) -> GamePage:
             if t
         ),
         winners=winners,
+        rematch=str(game["rematch"]) if game.get("rematch") else None,
     )

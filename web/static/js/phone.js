@@ -320,6 +320,28 @@
     toggle.setAttribute("aria-pressed", ui.wholePhoto ? "true" : "false");
   }
 
+  /* Clear lets the photo go with the dice read from it: dice tapped in afterwards are sent without it, since a
+     throw's photo is its proof and must show that throw. */
+  function dropPhoto() {
+    ui.photo = null;
+    ui.reading = null;
+    ui.boxes = [];
+    ui.size = null;
+    const wrap = document.getElementById("photo-wrap");
+    if (wrap) {
+      wrap.querySelectorAll(".dbox").forEach((b) => b.remove());
+      wrap.hidden = true;
+      const img = document.getElementById("photo-img");
+      if (img) img.removeAttribute("src");
+    }
+    const status = document.getElementById("photo-status");
+    if (status) status.textContent = "";
+    const toggle = document.getElementById("photo-whole");
+    if (toggle) toggle.hidden = true;
+    const input = document.getElementById("photo-input");
+    if (input) input.value = "";
+  }
+
   async function upload(blob) {
     const status = document.getElementById("photo-status");
     status.textContent = W.reading;
@@ -452,6 +474,7 @@
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       ui.unsure = ui.unsure.map(() => false);
       ui.extra = [];
+      dropPhoto();
       say("");
       return render();
     }
@@ -475,10 +498,12 @@
     }
     const rematch = t.closest("[data-rematch]");
     if (rematch) {
+      rematch.disabled = true;
       try {
         const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
-        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${res.game.id}`;
+        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${encodeURIComponent(res.game.id)}`;
       } catch (e) {
+        rematch.disabled = false;
         Becher.toast(Becher.describeError(e), true);
       }
     }
@@ -513,6 +538,11 @@
     }
     if (what !== "game" || !data) return;
     if (data.revision <= revision) return;
+    if (data.rematch) {
+      // someone at the table started the rematch: this device follows into it (the group stays in one game)
+      window.location.href = `/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(data.rematch)}`;
+      return;
+    }
     const part = live.querySelector(".part");
     const mine = part && Number(part.dataset.revision) >= data.revision;
     revision = data.revision;

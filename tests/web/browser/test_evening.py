@@ -1,0 +1,104 @@
+"""What a new group trips over in an evening at the table (issue 53): a tablet (1280x800) and a phone (390x844),
+each in its own browser context, as two devices at one table are."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
+
+from playwright.sync_api import expect
+
+from tests.web.browser.conftest import screenshot
+from tests.web.browser.flows import choose, join, new_game, revision, table_follows, throw, wait_revision
+from tests.web.browser.test_pages_browser import dice_photo, fixed_reading
+
+pytestmark = pytest.mark.browser
+
+
+def finish_bone(phone: Any) -> None:
+    """One round of Bone for Anna and Ben, each standing on the first throw."""
+    throw(phone, [6, 6, 6, 6, 6])
+    choose(phone, "Five of a kind")
+    throw(phone, [2, 2, 3, 4, 6])
+    choose(phone)
+
+
+def test_a_rematch_on_the_tablet_takes_the_phone_along_and_a_second_press_makes_no_second_game(
+    server: str, tablet: Any, phone: Any
+) -> None:
+    old_id = new_game(tablet, server, "bone", ["Anna", "Ben"], {"rounds": 1})
+    join(phone, tablet, server)
+    finish_bone(phone)
+    table_follows(tablet, phone)
+    expect(phone.locator(".winner [data-rematch]")).to_be_visible()
+    tablet.click("[data-rematch]")
+    tablet.wait_for_url(re.compile(r".*/table/(?!%s)\w+$" % old_id))
+    new_id = tablet.url.rsplit("/", 1)[1]
+    # the phone is told live and follows into the same new game, untouched
+    phone.wait_for_url(f"{server}/phone/{new_id}")
+    expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
+    expect(phone.locator(".phone-turn")).to_contain_text("Anna")
+    # the finished game now points at its rematch: opened again, it offers the way there, and a press on the old
+    # Rematch (a page left open elsewhere) answers the same game, no second one
+    phone.goto(f"{server}/phone/{old_id}")
+    expect(phone.locator(".winner a", has_text="To the rematch")).to_have_attribute("href", f"/phone/{new_id}")
+    again = phone.evaluate(
+        "async (id) => (await Becher.api('POST', `/api/games/${id}/rematch`, {})).game.id", old_id
+    )
+    assert again == new_id
+    games = tablet.request.get(f"{server}/api/games").json()["games"]
+    assert sum(1 for g in games if g["players"] == ["Anna", "Ben"] and g["actions"] == 0) == 1
+    screenshot(phone, "evening-phone-old-game-after-rematch")
+
+
+def test_clear_drops_the_photo_so_a_throw_tapped_in_after_it_has_none(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setattr("web.photos.read_image", fixed_reading)
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    photo = tmp_path / "dice.jpg"
+    photo.write_bytes(dice_photo())
+    phone.set_input_files("#photo-input", str(photo))
+    expect(phone.locator(".entry-die img")).to_have_count(5)
+    expect(tablet.locator("#table-photo")).to_be_visible()
+    phone.click("#clear-dice")
+    expect(phone.locator("#photo-wrap")).to_be_hidden()
+    throw(phone, [1, 1, 1, 2, 2])
+    table_follows(tablet, phone)
+    game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
+    assert game["state"]["view"]["turn"]["dice"] == [1, 1, 1, 2, 2]
+    assert game["photos"] == {}  # the photo showed 3 3 5 2 6: it is no proof of 1 1 1 2 2
+    expect(tablet.locator(".history a.photo-link")).to_have_count(0)
+    expect(tablet.locator(".turn-banner a.photo-link")).to_have_count(0)
+
+
+@pytest.mark.parametrize("how", ["cross", "escape", "outside"])
+def test_a_phones_photo_on_the_tablet_closes_at_a_word(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, how: str
+) -> None:
+    monkeypatch.setattr("web.photos.read_image", fixed_reading)
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    photo = tmp_path / "dice.jpg"
+    photo.write_bytes(dice_photo())
+    phone.set_input_files("#photo-input", str(photo))
+    box = tablet.locator("#table-photo")
+    expect(box).to_be_visible()
+    if how == "cross":
+        screenshot(tablet, "evening-table-photo")
+        box.locator("button.photo-close").click()
+    elif how == "escape":
+        tablet.keyboard.press("Escape")
+    else:
+        tablet.locator("#rank-h").click()
+    expect(box).to_be_hidden()
+    # and the block under it is the table's again: a tap on the ranking reaches it
+    before = revision(tablet)
+    throw(phone, [3, 3, 5, 2, 6])
+    wait_revision(tablet, before + 1)
+    expect(box).to_be_hidden()
