@@ -443,12 +443,29 @@ def _board_news(players: tuple[PlayerView, ...], view: JSON, outcome: JSON | Non
     return tr("Game %(n)s ends %(a)s:%(b)s.", n=last.get("number"), a=score[0], b=score[-1])
 
 
+def running_standings(standings: list[JSON], view: JSON, outcome: JSON | None) -> list[JSON]:
+    """The standings as the block's Total row shows them while a round is played: where the game keeps a running
+    total (Bone: the hands already made this round count at once), the ranking and the phone's chips show it too,
+    placed by it (equal totals share a place), instead of the last settled round's totals."""
+    from companion.core import places
+
+    running = view.get("running")
+    if outcome is not None or not isinstance(running, list) or not standings:
+        return standings
+    scores = {int(s["player"]): running[int(s["player"])] for s in standings if int(s["player"]) < len(running)}
+    if len(scores) != len(standings):
+        return standings
+    place = places(list(scores.items()))
+    out = [{**s, "score": scores[int(s["player"])], "place": place[int(s["player"])]} for s in standings]
+    return sorted(out, key=lambda s: (s["place"], int(s["player"])))
+
+
 def build_game_page(game: JSON) -> GamePage:
     """A page's view of one game from the API's Game JSON (``state`` is ``GameLog.summary()``)."""
     state: JSON = game["state"]
     rules = rules_for(str(state["game"]))
     view: JSON = state.get("view") or {}
-    standings: list[JSON] = list(state.get("standings") or [])
+    standings: list[JSON] = running_standings(list(state.get("standings") or []), view, state.get("outcome"))
     by_seat = {int(s["player"]): s for s in standings}
     to_move = state.get("to_move")
     out_seats = set(view.get("out") or [])

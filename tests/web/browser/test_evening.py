@@ -102,3 +102,24 @@ def test_a_phones_photo_on_the_tablet_closes_at_a_word(
     throw(phone, [3, 3, 5, 2, 6])
     wait_revision(tablet, before + 1)
     expect(box).to_be_hidden()
+
+
+def test_bones_ranking_and_the_phones_chips_agree_with_the_total_row_mid_round(
+    server: str, tablet: Any, phone: Any
+) -> None:
+    new_game(tablet, server, "bone", ["Anna", "Ben"], {"rounds": 2})
+    join(phone, tablet, server)
+    throw(phone, [6, 6, 6, 2, 2])
+    choose(phone, "Full house")
+    table_follows(tablet, phone)
+    total = tablet.locator("table.score tfoot tr.total td")
+    expect(total.first).to_have_text("35")
+    ranking = tablet.locator(".ranking li")
+    expect(ranking.first).to_contain_text("Anna")
+    expect(ranking.first.locator(".score")).to_have_text("35")
+    expect(ranking.first.locator(".place")).to_have_text("1.")
+    expect(ranking.nth(1).locator(".place")).to_have_text("2.")
+    chips = phone.locator(".mini-ranking > span")
+    expect(chips.first).to_contain_text("1. Anna")
+    expect(chips.first).to_contain_text("35")
+    expect(chips.nth(1)).to_contain_text("2. Ben")
