@@ -402,6 +402,11 @@ class Store:
             )
         return GameRow.from_sql(row)
 
+    def rematch_of(self, game_id: str) -> str | None:
+        """The game that ``game_id`` is the rematch of (None for a game started afresh)."""
+        row = self.conn().execute("SELECT id FROM games WHERE rematch = ?", (game_id,)).fetchone()
+        return None if row is None else str(row["id"])
+
     def exists(self, game_id: str) -> bool:
         return self.conn().execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
 

@@ -42,6 +42,8 @@ def test_a_rematch_on_the_tablet_takes_the_phone_along_and_a_second_press_makes_
     phone.wait_for_url(f"{server}/phone/{new_id}")
     expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
     expect(phone.locator(".phone-turn")).to_contain_text("Anna")
+    expect(phone.locator(".me-first")).to_have_count(0)  # it said whose it is in the first game: not asked again
+    expect(phone.locator(".face-btn")).to_have_count(6)
     # the finished game now points at its rematch: opened again, it offers the way there, and a press on the old
     # Rematch (a page left open elsewhere) answers the same game, no second one
     phone.goto(f"{server}/phone/{old_id}")
@@ -123,3 +125,21 @@ def test_bones_ranking_and_the_phones_chips_agree_with_the_total_row_mid_round(
     expect(chips.first).to_contain_text("1. Anna")
     expect(chips.first).to_contain_text("35")
     expect(chips.nth(1)).to_contain_text("2. Ben")
+
+
+def test_joined_phones_are_named_in_the_owners_list(server: str, browser: Any, tablet: Any, phone: Any) -> None:
+    from tests.web.browser.conftest import PHONE
+
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server, seat="Anna")
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB")
+    try:
+        second = ctx.new_page()
+        join(second, tablet, server)  # shared by all
+        box = tablet.locator("#phones-box")
+        box.locator("summary").click()
+        names = box.locator(".phones-list .phone-name")
+        expect(names).to_have_text(["Anna", "Phone 2"])
+        screenshot(tablet, "evening-phones-named")
+    finally:
+        ctx.close()
