@@ -9,6 +9,7 @@ from flask import Blueprint, abort, render_template, request
 
 from web.pages import data
 from web.pages.model import COLOURS, GameChoice, game_choices, game_name
+from web.pages.rules_tables import RulesTable, rules_tables
 
 bp = Blueprint("start", __name__)
 
@@ -77,6 +78,7 @@ class RulesPage:
     """Template context of ``rules.html``: one game's rules in short, its settings, and the readings in force."""
 
     game: GameChoice
+    tables: tuple[RulesTable, ...] = ()
 
 
 @bp.get("/rules/<game>")
@@ -84,4 +86,4 @@ def rules(game: str) -> Any:
     chosen = next((g for g in game_choices() if g.id == game), None)
     if chosen is None:
         abort(404)
-    return render_template("rules.html", ctx=RulesPage(chosen))
+    return render_template("rules.html", ctx=RulesPage(chosen, tuple(rules_tables(chosen.id))))

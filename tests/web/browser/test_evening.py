@@ -143,3 +143,26 @@ def test_joined_phones_are_named_in_the_owners_list(server: str, browser: Any, t
         screenshot(tablet, "evening-phones-named")
     finally:
         ctx.close()
+
+
+def test_the_rules_page_shows_each_games_hands_and_points(server: str, tablet: Any, phone: Any) -> None:
+    tablet.goto(f"{server}/rules/bone")
+    table = tablet.locator(".rules-table table").first
+    expect(table.locator("tbody tr").first).to_contain_text("Five of a kind")
+    expect(table.locator("tbody tr td:nth-child(3)")).to_have_text(["50", "40", "35", "30", "25", "20", "15", "10", "5"])
+    expect(table.locator("tbody tr").first.locator("img.die")).to_have_count(5)
+    tablet.goto(f"{server}/rules/classic")
+    tables = tablet.locator(".rules-table")
+    expect(tables).to_have_count(2)  # the order, and the points when played for points
+    expect(tables.nth(0).locator("tbody tr").last).to_contain_text("Nothing")
+    expect(tables.nth(1).locator("tbody tr").first).to_contain_text("50")
+    tablet.goto(f"{server}/rules/pokerdice")
+    expect(tablet.locator(".rules-table tbody tr").first).to_contain_text("Five of a Kind")
+    tablet.goto(f"{server}/rules/board")
+    expect(tablet.locator(".rules-table tbody tr").first).to_contain_text("Three of a kind")
+    tablet.goto(f"{server}/rules/sheet")
+    expect(tablet.locator(".rules-table tbody tr", has_text="School 6")).to_contain_text("adds 6 to the reserve")
+    expect(tablet.locator(".rules-table tbody tr", has_text="Five of a kind")).to_contain_text("55 to 80")
+    screenshot(tablet, "evening-rules-sheet")
+    phone.goto(f"{server}/rules/bone")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
