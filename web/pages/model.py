@@ -277,6 +277,9 @@ def action_fields(rules: Rules[Any], kind: str) -> tuple[dict[str, bool], bool]:
     return {}, False
 
 
+SCHULE_RESULTS = frozenset({"closed", "closed_with_reserve", "zero"})
+
+
 def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, ...]:
     """Turn the game's options into ready actions: given fields come from the option, the rest are asked for."""
     out = []
@@ -303,7 +306,8 @@ def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, .
                 kind=kind,
                 player=int(opt.get("player") or 0),
                 label=choice_label(rules.id, kind, opt),
-                points=opt.get("points"),
+                # a Schule field scores no points (its label says what it does to the reserve, or that it is a zero)
+                points=None if result in SCHULE_RESULTS else opt.get("points"),
                 action=action,
                 needs=tuple(needs),
                 dice_count=int(opt.get("dice_count") or 5),
@@ -335,8 +339,13 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
         if kind == "strike":
             return tr("Strike %(where)s", where=where)
         result = opt.get("result")
+        change = int(opt.get("reserve_change") or 0)
+        if result == "closed" and change > 0:
+            return tr("%(where)s: closes, reserve +%(n)s", where=where, n=change)
         if result == "closed":
             return tr("%(where)s: closes", where=where)
+        if result == "closed_with_reserve" and change < 0:
+            return tr("%(where)s: closes, %(n)s paid from the reserve", where=where, n=-change)
         if result == "closed_with_reserve":
             return tr("%(where)s: closes with the reserve", where=where)
         if result == "zero":
@@ -363,11 +372,25 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
     return str(opt.get("label", kind))
 
 
+def _sheet_entry_text(view: JSON) -> str:
+    """The entry of the player to move on their own sheet ("Entry 3 of 45"): the fields they have filled, not the
+    entries of the whole table."""
+    turn = view.get("turn") if isinstance(view.get("turn"), dict) else {}
+    seat = turn.get("player") if isinstance(turn, dict) else None
+    sheets = [s for s in view.get("players") or [] if isinstance(s, dict)]
+    sheet = next((s for s in sheets if s.get("player") == seat), None)
+    if sheet is None:
+        return tr("Entry %(n)s", n=int(view.get("entries", 0)) + 1)
+    fields = [cell for cells in (sheet.get("rows") or {}).values() for cell in cells]
+    done = sum(1 for cell in fields if cell.get("result") is not None)
+    return tr("Entry %(n)s of %(total)s", n=done + 1, total=len(fields))
+
+
 def _round_text(game: str, view: JSON, outcome: JSON | None) -> str:
     if outcome is not None:
         return tr("Game over")
     if game == "sheet":
-        return tr("Entry %(n)s", n=int(view.get("entries", 0)) + 1)
+        return _sheet_entry_text(view)
     if game == "board":
         number = view.get("game")
         if number is None:

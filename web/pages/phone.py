@@ -119,6 +119,11 @@ class ChoiceGroup:
     folded: bool = False
 
 
+def losing(choice: ChoiceView) -> bool:
+    """An entry that scores nothing: a Schule's zero (minus 200) or a combination entered without being made."""
+    return choice.detail.get("result") == "zero" or bool(choice.detail.get("not_made"))
+
+
 def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     """The choices that need no dice, grouped: hands to stand on, rows to enter, dice to place, strikes."""
     rest = [c for c in page.choices if "dice" not in c.needs]
@@ -129,9 +134,13 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
             if key not in places or int(c.detail.get("slot") or 0) < int(places[key].detail.get("slot") or 0):
                 places[key] = c
     groups = []
-    main = [c for c in rest if c.kind in ("stand", "enter")]
+    main = [c for c in rest if c.kind in ("stand", "enter") and not losing(c)]
     if main:
         groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
+    # entries that score nothing come after those that score: a combination not made, then a Schule's zero
+    losses = sorted((c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero")
+    if losses:
+        groups.append(ChoiceGroup(tr("Enter without scoring"), tuple(losses)))
     if places:
         groups.append(ChoiceGroup(tr("Place a die"), tuple(places.values())))
     strikes = [c for c in rest if c.kind == "strike"]

@@ -166,3 +166,59 @@ def test_the_rules_page_shows_each_games_hands_and_points(server: str, tablet: A
     screenshot(tablet, "evening-rules-sheet")
     phone.goto(f"{server}/rules/bone")
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+CELLS_OVERFLOWING = """() => [...document.querySelectorAll('table.sheet td, table.sheet th')]
+  .filter((c) => c.scrollWidth > c.clientWidth + 1).length"""
+
+
+def test_the_score_sheet_puts_zeros_last_asks_twice_and_fits_a_phone(
+    server: str, browser: Any, tablet: Any, phone: Any
+) -> None:
+    from tests.web.browser.conftest import PHONE
+
+    new_game(tablet, server, "sheet", ["Anna", "Bartholomew"])
+    join(phone, tablet, server, seat="Anna")
+    expect(phone.locator(".phone-turn")).to_contain_text("Entry 1 of 45")
+    throw(phone, [6, 6, 6, 6, 2])
+    choices = phone.locator(".choose-panel > .choices button.choice")  # the strikes are folded away
+    texts = choices.all_inner_texts()
+    zeros = [i for i, t in enumerate(texts) if "zero" in t]
+    scoring = [i for i, t in enumerate(texts) if "zero" not in t and "not made" not in t and "Strike" not in t]
+    assert zeros and scoring and max(scoring) < min(zeros), texts
+    six = choices.filter(has_text="School 6")
+    expect(six).to_contain_text("reserve +6")
+    expect(six.locator(".pts")).to_have_count(0)  # no "0" beside a Schule entry that adds to the reserve
+    # the phone shows its own player's sheet, Anna's alone
+    own = phone.locator(".own-sheet")
+    expect(own.locator("thead")).to_contain_text("Anna")
+    expect(own.locator("thead")).not_to_contain_text("Bartholomew")
+    # a zero costs 200: the first tap only asks
+    zero = phone.locator('button.choice[data-action*="schule_1"]')
+    before = revision(phone)
+    zero.click()
+    expect(zero).to_contain_text("Tap again")
+    phone.wait_for_timeout(700)
+    assert revision(phone) == before
+    zero.click()
+    wait_revision(phone, before + 1)
+    table_follows(tablet, phone)
+    # Bartholomew's first entry is his entry 1, not the table's entry 2
+    expect(tablet.locator(".round-box")).to_contain_text("Entry 1 of 45")
+    # the table page on a phone-sized screen: the sheet scrolls sideways, no cell squeezed over its neighbour
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB",
+                              storage_state=tablet.context.storage_state())
+    try:
+        small = ctx.new_page()
+        small.goto(tablet.url)
+        assert small.evaluate(CELLS_OVERFLOWING) == 0
+        assert small.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        block = small.locator(".block")
+        assert block.evaluate("b => b.scrollWidth > b.clientWidth")  # the sheet's width, reached by scrolling
+        star = small.locator("table.sheet thead tr:nth-child(2) th").last
+        star.scroll_into_view_if_needed()
+        box = star.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"] + 1
+        screenshot(small, "evening-sheet-table-phone")
+    finally:
+        ctx.close()

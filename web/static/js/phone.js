@@ -483,6 +483,23 @@
     const sendBtn = t.closest(".send-throw");
     if (sendBtn && ui) return sendThrow(sendBtn);
     const choice = t.closest(".choice");
+    if (choice && choice.dataset.confirm && !choice.classList.contains("armed")) {
+      // a zero costs 200 points: the first tap only asks, the second (within a few seconds) enters it
+      const label = choice.querySelector("span") || choice;
+      choice.dataset.label = label.textContent;
+      label.textContent = choice.dataset.confirm;
+      choice.classList.add("armed");
+      choice.dataset.armedAt = String(performance.now());
+      Becher.announce(choice.dataset.confirm);
+      setTimeout(() => {
+        if (!choice.isConnected || !choice.classList.contains("armed")) return;
+        choice.classList.remove("armed");
+        label.textContent = choice.dataset.label;
+      }, 5000);
+      return;
+    }
+    // a double tap is one gesture, not a second thought: the confirming tap must come apart from the first
+    if (choice && choice.dataset.confirm && performance.now() - Number(choice.dataset.armedAt) < DOUBLE_TAP_MS) return;
     if (choice) return send(JSON.parse(choice.dataset.action));
     const undo = t.closest("[data-undo]");
     if (undo) {
