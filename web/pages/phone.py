@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Blueprint, Flask, redirect, render_template, request, url_for
+from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
 from web.pages import data
@@ -124,6 +125,13 @@ def losing(choice: ChoiceView) -> bool:
     return choice.detail.get("result") == "zero" or bool(choice.detail.get("not_made"))
 
 
+def count_label(choice: ChoiceView, n: int) -> str:
+    """A choice that takes a number of dice, with its number: "Rethrow 2 dice once"."""
+    if choice.kind == "rethrow":
+        return str(ngettext("Rethrow %(num)s die once", "Rethrow %(num)s dice once", n))
+    return tr("%(label)s: %(n)s", label=choice.label, n=n)
+
+
 def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     """The choices that need no dice, grouped: hands to stand on, rows to enter, dice to place, strikes."""
     rest = [c for c in page.choices if "dice" not in c.needs]
@@ -159,10 +167,9 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
         if c.kind in known:
             continue
         if "count" in c.needs:
-            # a number of dice to rethrow: one button per count (a throw has five dice)
+            # a number of dice to rethrow: one button per count (a throw has five dice), said as a sentence
             others.extend(
-                replace(c, label=tr("%(label)s: %(n)s", label=c.label, n=n), action={**c.action, "count": n}, needs=())
-                for n in range(1, 6)
+                replace(c, label=count_label(c, n), action={**c.action, "count": n}, needs=()) for n in range(1, 6)
             )
         else:
             others.append(c)

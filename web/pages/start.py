@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 
+from web.api import NAME_LIMIT
 from web.pages import data
 from web.pages.model import COLOURS, GameChoice, game_choices, game_name
 from web.pages.rules_tables import RulesTable, rules_tables
@@ -36,6 +37,7 @@ class StartPage:
     colours: int
     join_error: bool
     default_players: int = 2
+    name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -69,6 +71,7 @@ def index() -> Any:
         recent=recent_games(),
         colours=COLOURS,
         join_error=request.args.get("join_error") == "1",
+        name_limit=NAME_LIMIT,
     )
     return render_template("start.html", ctx=ctx)
 

@@ -326,7 +326,7 @@ def test_smaller_findings_on_the_table_and_phone(
     act(tablet, server, bluff, {"type": "reveal", "player": 1, "dice": [2, 2, 5, 5, 6]})
     tablet.goto(f"{server}/table/{bluff}")
     lines = tablet.locator(".history li").all_inner_texts()
-    assert [t.strip() for t in lines] == ["Under the cup: 2 2 5 5 6", "Nina lifts the cup", "Max announces 2 2 5 5 6"]
+    assert [t.strip() for t in lines] == ["Under the cup: 2 2 5 5 6", "Nina lifted the cup", "Max announced 2 2 5 5 6"]
     # the sheet: the row is called as the choices call it; in German the total is not called like the Summe row
     sheet = create(tablet, server, "sheet", ["Anna", "Ben"])
     act(tablet, server, sheet, {"type": "throw", "player": 0, "dice": [6, 6, 6, 2, 2]})
