@@ -831,9 +831,7 @@ class Store:
                             name=players[seat],
                         )
                     )
-            cur = conn.execute(
-                "UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device)
-            )
+            cur = conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
             if cur.rowcount == 0:
                 raise NotFound(Message("Device {device} has not joined this game.", device=shown(device)))
 

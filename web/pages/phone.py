@@ -146,7 +146,9 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     if main:
         groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
     # entries that score nothing come after those that score: a combination not made, then a Schule's zero
-    losses = sorted((c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero")
+    losses = sorted(
+        (c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero"
+    )
     if losses:
         groups.append(ChoiceGroup(tr("Enter without scoring"), tuple(losses)))
     if places:

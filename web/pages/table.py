@@ -79,7 +79,7 @@ class PhonesBox:
 
 
 def phones_box(game_id: str, game: dict[str, Any], page: GamePage) -> PhonesBox:
-    phones = []
+    phones: list[Phone] = []
     for m in data.store().members(game_id):
         if m["role"] == "owner":
             continue

@@ -36,7 +36,7 @@ def test_a_rematch_on_the_tablet_takes_the_phone_along_and_a_second_press_makes_
     table_follows(tablet, phone)
     expect(phone.locator(".winner [data-rematch]")).to_be_visible()
     tablet.click("[data-rematch]")
-    tablet.wait_for_url(re.compile(r".*/table/(?!%s)\w+$" % old_id))
+    tablet.wait_for_url(re.compile(rf".*/table/(?!{old_id})\w+$"))
     new_id = tablet.url.rsplit("/", 1)[1]
     # the phone is told live and follows into the same new game, untouched
     phone.wait_for_url(f"{server}/phone/{new_id}")
@@ -48,9 +48,7 @@ def test_a_rematch_on_the_tablet_takes_the_phone_along_and_a_second_press_makes_
     # Rematch (a page left open elsewhere) answers the same game, no second one
     phone.goto(f"{server}/phone/{old_id}")
     expect(phone.locator(".winner a", has_text="To the rematch")).to_have_attribute("href", f"/phone/{new_id}")
-    again = phone.evaluate(
-        "async (id) => (await Becher.api('POST', `/api/games/${id}/rematch`, {})).game.id", old_id
-    )
+    again = phone.evaluate("async (id) => (await Becher.api('POST', `/api/games/${id}/rematch`, {})).game.id", old_id)
     assert again == new_id
     games = tablet.request.get(f"{server}/api/games").json()["games"]
     assert sum(1 for g in games if g["players"] == ["Anna", "Ben"] and g["actions"] == 0) == 1
@@ -149,7 +147,8 @@ def test_the_rules_page_shows_each_games_hands_and_points(server: str, tablet: A
     tablet.goto(f"{server}/rules/bone")
     table = tablet.locator(".rules-table table").first
     expect(table.locator("tbody tr").first).to_contain_text("Five of a kind")
-    expect(table.locator("tbody tr td:nth-child(3)")).to_have_text(["50", "40", "35", "30", "25", "20", "15", "10", "5"])
+    points = ["50", "40", "35", "30", "25", "20", "15", "10", "5"]
+    expect(table.locator("tbody tr td:nth-child(3)")).to_have_text(points)
     expect(table.locator("tbody tr").first.locator("img.die")).to_have_count(5)
     tablet.goto(f"{server}/rules/classic")
     tables = tablet.locator(".rules-table")
@@ -206,8 +205,9 @@ def test_the_score_sheet_puts_zeros_last_asks_twice_and_fits_a_phone(
     # Bartholomew's first entry is his entry 1, not the table's entry 2
     expect(tablet.locator(".round-box")).to_contain_text("Entry 1 of 45")
     # the table page on a phone-sized screen: the sheet scrolls sideways, no cell squeezed over its neighbour
-    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB",
-                              storage_state=tablet.context.storage_state())
+    ctx = browser.new_context(
+        viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB", storage_state=tablet.context.storage_state()
+    )
     try:
         small = ctx.new_page()
         small.goto(tablet.url)
