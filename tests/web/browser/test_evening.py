@@ -222,3 +222,53 @@ def test_the_score_sheet_puts_zeros_last_asks_twice_and_fits_a_phone(
         screenshot(small, "evening-sheet-table-phone")
     finally:
         ctx.close()
+
+
+def test_words_a_long_name_a_cut_name_the_sheets_limit_and_bluffs_rethrow(
+    server: str, tablet: Any, phone: Any
+) -> None:
+    from tests.web.browser.test_entry_layout import act, create
+
+    # a name over the limit is refused in words, the field marked and left as typed
+    tablet.goto(f"{server}/")
+    tablet.check('input[name="game"][value="bone"]')
+    long = "Maximiliane Alexandra von Hohenzollern-Sig"  # 42 characters
+    tablet.fill("#player-0", long)
+    tablet.fill("#player-1", "Ben")
+    tablet.click('#new-game button[type="submit"]')
+    expect(tablet.locator("#new-error")).to_contain_text("at most 40 characters")
+    expect(tablet.locator("#player-0")).to_have_attribute("aria-invalid", "true")
+    expect(tablet.locator("#player-0")).to_have_value(long)
+    assert tablet.url.rstrip("/") == server
+    # the sheet's refusal names the setting as its box does
+    tablet.check('input[name="game"][value="sheet"]')
+    while tablet.locator(".player-line:not([hidden])").count() < 5 and tablet.locator("#add-player").is_enabled():
+        tablet.click("#add-player")
+    assert tablet.locator(".player-line:not([hidden])").count() == 5
+    tablet.fill("#player-0", "Anna")
+    tablet.click('#new-game button[type="submit"]')
+    expect(tablet.locator("#new-error")).to_contain_text("“Up to 8 players”")
+    expect(tablet.locator("#new-error")).not_to_contain_text("more_players")
+    answer = tablet.request.post(
+        f"{server}/api/games",
+        data='{"game": "board", "players": ["A", "B", "C"]}',
+        headers={"X-Becher": "1", "Content-Type": "application/json"},
+    )
+    assert "played by 2 players, not 3" in answer.json()["error"]
+    # a name cut on a phone is read whole with a tap
+    game_id = create(tablet, server, "bone", [long[:40], "Ben"])
+    tablet.goto(f"{server}/table/{game_id}")
+    join(phone, tablet, server, seat="Ben")
+    chip = phone.locator(".mini-ranking .pname").first
+    assert chip.evaluate("e => e.scrollWidth > e.clientWidth + 1")  # cut
+    chip.tap()
+    expect(chip).to_have_class(re.compile(r"\bwhole\b"))
+    assert chip.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    # bluff: a rethrow said as a sentence, and no empty table of ended sequences
+    bluff = create(tablet, server, "classic", ["Max", "Nina"], {"mode": "bluff"})
+    act(tablet, server, bluff, {"type": "announce", "player": 0, "dice": [2, 2, 5, 5, 6]})
+    act(tablet, server, bluff, {"type": "believe", "player": 1})
+    tablet.goto(f"{server}/table/{bluff}")
+    expect(tablet.locator("button.choice", has_text="Rethrow 2 dice once")).to_have_count(1)
+    expect(tablet.locator("button.choice", has_text="Rethrow 1 die once")).to_have_count(1)
+    expect(tablet.locator(".block table.score thead", has_text="Under the cup")).to_have_count(0)
