@@ -13,13 +13,14 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import ConsoleMessage, Error, Page, ViewportSize, expect, sync_playwright  # noqa: E402
 
 from tests.web.browser.conftest import PHONE, TABLET, serving  # noqa: E402
 
@@ -177,6 +178,21 @@ class Table:
         self.all_follow()
 
 
+def console_watch(who: str) -> Callable[[ConsoleMessage], None]:
+    def seen(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            problem(f"console on the {who}: {message.text}")
+
+    return seen
+
+
+def error_watch(who: str) -> Callable[[Error], None]:
+    def seen(error: Error) -> None:
+        problem(f"script error on the {who}: {error}")
+
+    return seen
+
+
 def start(table: Table, game: str, players: list[str], settings: dict[str, Any]) -> str:
     tablet = table.pages["tablet"]
     tablet.goto(f"{table.base}/")
@@ -234,14 +250,16 @@ def main(out: Path) -> int:
     db = Path(tempfile.mkdtemp()) / "becher.sqlite3"
     with serving({"DATABASE": str(db), "TESTING": True}) as (base, _), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        tablet_ctx = browser.new_context(viewport=TABLET, locale="de-DE")
-        anna_ctx = browser.new_context(viewport=PHONE, locale="de-DE", is_mobile=True, has_touch=True)
-        ben_ctx = browser.new_context(viewport=PHONE, locale="fr-FR", is_mobile=True, has_touch=True)
+        tablet_size = ViewportSize(width=TABLET["width"], height=TABLET["height"])
+        phone_size = ViewportSize(width=PHONE["width"], height=PHONE["height"])
+        tablet_ctx = browser.new_context(viewport=tablet_size, locale="de-DE")
+        anna_ctx = browser.new_context(viewport=phone_size, locale="de-DE", is_mobile=True, has_touch=True)
+        ben_ctx = browser.new_context(viewport=phone_size, locale="fr-FR", is_mobile=True, has_touch=True)
         pages = {"tablet": tablet_ctx.new_page(), "anna": anna_ctx.new_page(), "ben": ben_ctx.new_page()}
         for who, page in pages.items():
             page.set_default_timeout(15_000)
-            page.on("console", lambda m, w=who: problem(f"console on the {w}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e, w=who: problem(f"script error on the {w}: {e}"))
+            page.on("console", console_watch(who))
+            page.on("pageerror", error_watch(who))
         table = Table(base, out, pages)
 
         note("bone, Anna Ben Cem, 2 rounds, with photos")
@@ -265,12 +283,13 @@ def main(out: Path) -> int:
             problem("Anna's phone is asked again after the rematch")
         play_to_end(table, "bone-rematch", 40)
 
-        for game, players, settings, limit, kw in [
+        evening: list[tuple[str, list[str], dict[str, Any], int, dict[str, Any]]] = [
             ("classic", ["Anna", "Ben", "Cem"], {"strike_limit": 2}, 80, {"photo_every": 5}),
             ("pokerdice", ["Anna", "Ben"], {"wins": 2}, 60, {}),
             ("sheet", ["Anna", "Ben"], {"columns": 1}, 120, {"rethrow": 0.2}),
             ("board", ["Anna", "Ben"], {"points_to_win": 3}, 200, {"rethrow": 0.0}),
-        ]:
+        ]
+        for game, players, settings, limit, kw in evening:
             note(f"{game} {players} {settings}")
             start(table, game, players, settings)
             play_to_end(table, game, limit, **kw)
