@@ -91,7 +91,11 @@ def choose(phone: Page, text: str | None = None) -> None:
     choices = phone.locator("button.choice")
     if text is not None:
         choices = choices.filter(has_text=text)
-    choices.first.click()
+    button = choices.first.element_handle()  # the same button for both taps (the first changes its words)
+    if button.get_attribute("data-confirm"):  # a zero asks a second tap, apart from the first
+        button.click()
+        phone.wait_for_timeout(700)
+    button.click()
     wait_revision(phone, before + 1)
 
 

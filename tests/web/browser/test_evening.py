@@ -272,3 +272,16 @@ def test_words_a_long_name_a_cut_name_the_sheets_limit_and_bluffs_rethrow(
     expect(tablet.locator("button.choice", has_text="Rethrow 2 dice once")).to_have_count(1)
     expect(tablet.locator("button.choice", has_text="Rethrow 1 die once")).to_have_count(1)
     expect(tablet.locator(".block table.score thead", has_text="Under the cup")).to_have_count(0)
+
+
+def test_the_hands_name_beside_the_dice_on_the_table_is_one_line(server: str, tablet: Any) -> None:
+    from tests.web.browser.test_entry_layout import act, create
+
+    game_id = create(tablet, server, "bone", ["Anna", "Ben", "Cem", "Dora"])
+    act(tablet, server, game_id, {"type": "throw", "player": 0, "dice": [6, 6, 6, 2, 2]})
+    for size in ({"width": 1280, "height": 800}, {"width": 1024, "height": 768}, {"width": 800, "height": 1280}):
+        tablet.set_viewport_size(size)
+        tablet.goto(f"{server}/table/{game_id}")
+        label = tablet.locator(".turn-banner .current-dice strong")
+        expect(label).to_have_text("Full house")
+        assert label.evaluate("e => e.getClientRects().length") == 1, size  # not "Full / house"
