@@ -224,9 +224,7 @@ def test_the_score_sheet_puts_zeros_last_asks_twice_and_fits_a_phone(
         ctx.close()
 
 
-def test_words_a_long_name_a_cut_name_the_sheets_limit_and_bluffs_rethrow(
-    server: str, tablet: Any, phone: Any
-) -> None:
+def test_words_a_long_name_a_cut_name_the_sheets_limit_and_bluffs_rethrow(server: str, tablet: Any, phone: Any) -> None:
     from tests.web.browser.test_entry_layout import act, create
 
     # a name over the limit is refused in words, the field marked and left as typed
