@@ -316,6 +316,10 @@ class Rules(ABC, Generic[S]):
         values = tuple((s.name, s.parse(given[s.name]) if s.name in given else s.default) for s in self.settings)
         setup = Setup(self.id, names, values)
         lo, hi = self.player_range(setup)
+        if not lo <= len(names) <= hi and lo == hi:
+            raise MalformedInput(
+                "{name_en} is played by {lo} players, not {count}.", name_en=self.title(), lo=lo, count=len(names)
+            )
         if not lo <= len(names) <= hi:
             raise MalformedInput(
                 "{name_en} is played by {lo} to {hi} players, not {count}.",

@@ -466,17 +466,26 @@ def games_delete(game_id: str) -> Response:
 
 @bp.post("/games/<game_id>/rematch")
 def games_rematch(game_id: str) -> Response:
+    """The same players and settings again. One rematch per game: a second press (on any device) answers the first
+    one's game, and the old game's watchers are told (its ``rematch`` field) so every device follows. The owner of
+    the old game owns the rematch, whichever device pressed."""
     store = store_of()
     row = game_row(game_id)
     access.require_write(store, row)
-    rules = rules_for(row.game)
-    log = GameLog(rules, rules.make_setup(row.setup["players"], row.setup["settings"]))
-    old_members = store.members(game_id)
-    members = [(m["device"], "player", m["name"]) for m in old_members]
-    seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
-    view = store.create(log, current_device(), row.public, members, row.bound_seats, seats)
-    new_row = store.row(view["id"])
-    return ok(201, game=view, you=access.you(store, new_row), join=join_info(new_row))
+    if row.rematch is None or not store.exists(row.rematch):
+        rules = rules_for(row.game)
+        log = GameLog(rules, rules.make_setup(row.setup["players"], row.setup["settings"]))
+        old_members = store.members(game_id)
+        members = [(m["device"], "player", m["name"]) for m in old_members]
+        seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
+        made = store.create(log, row.owner, row.public, members, row.bound_seats, seats)
+        rematch_id, old_view = store.link_rematch(game_id, made["id"])
+        if old_view is not None:
+            publish_game(old_view)
+    else:
+        rematch_id = row.rematch
+    new_row = store.row(rematch_id)
+    return ok(201, game=store.game(rematch_id), you=access.you(store, new_row), join=join_info(new_row))
 
 
 @bp.get("/games/<game_id>/export")

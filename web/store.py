@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS games (
     action_count INTEGER NOT NULL DEFAULT 0,
     over INTEGER NOT NULL DEFAULT 0,
     finished REAL,
+    rematch TEXT,
     created REAL NOT NULL,
     updated REAL NOT NULL
 );
@@ -81,7 +82,7 @@ CREATE INDEX IF NOT EXISTS members_device ON members(device);
 # Columns added since the first release: an older Becher's database gets them when opened (the values older games
 # had in effect: every phone acts for every seat).
 ADDED_COLUMNS = {
-    "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0"},
+    "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0", "rematch": "TEXT"},
     "members": {"seat": "INTEGER"},
 }
 
@@ -169,6 +170,7 @@ class GameRow:
     finished: float | None
     created: float
     updated: float
+    rematch: str | None = None  # the game started as this one's rematch: every device at the table follows it
 
     @property
     def status(self) -> str:
@@ -192,6 +194,7 @@ class GameRow:
             finished=row["finished"],
             created=row["created"],
             updated=row["updated"],
+            rematch=row["rematch"],
         )
 
 
@@ -399,6 +402,14 @@ class Store:
             )
         return GameRow.from_sql(row)
 
+    def rematch_of(self, game_id: str) -> str | None:
+        """The game that ``game_id`` is the rematch of (None for a game started afresh)."""
+        row = self.conn().execute("SELECT id FROM games WHERE rematch = ?", (game_id,)).fetchone()
+        return None if row is None else str(row["id"])
+
+    def exists(self, game_id: str) -> bool:
+        return self.conn().execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+
     def row(self, game_id: str) -> GameRow:
         return self._row(self.conn(), game_id)
 
@@ -434,6 +445,7 @@ class Store:
             "revision": row.revision,
             "public": row.public,
             "bound_seats": row.bound_seats,
+            "rematch": row.rematch,
             "photos": self._photo_map(conn, row.id),
             "state": log.summary(),
         }
@@ -706,6 +718,22 @@ class Store:
                 return self._bump(conn, self._row(conn, game_id), log)
         return self.game(game_id)
 
+    def link_rematch(self, game_id: str, rematch_id: str) -> tuple[str, JSON | None]:
+        """Make ``rematch_id`` the rematch of ``game_id``, unless it has one already: then ``rematch_id`` (made by a
+        second press elsewhere at the same moment) is deleted and the first one kept, so the group stays in one game.
+        Returns the rematch's id and, where it was linked now, the old game's new view (to tell its watchers)."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            taken = row.rematch is not None and row.rematch != rematch_id
+            if taken and conn.execute("SELECT 1 FROM games WHERE id = ?", (row.rematch,)).fetchone() is not None:
+                conn.execute("DELETE FROM games WHERE id = ?", (rematch_id,))
+                self._logs.pop(rematch_id, None)
+                self._views.pop(rematch_id, None)
+                return str(row.rematch), None
+            log = self._load_log(conn, row)
+            conn.execute("UPDATE games SET rematch = ? WHERE id = ?", (rematch_id, game_id))
+            return rematch_id, self._bump(conn, self._row(conn, game_id), log)
+
     def set_public(self, game_id: str, public: bool) -> JSON:
         with self._write() as conn:
             row = self._row(conn, game_id)
@@ -803,9 +831,7 @@ class Store:
                             name=players[seat],
                         )
                     )
-            cur = conn.execute(
-                "UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device)
-            )
+            cur = conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
             if cur.rowcount == 0:
                 raise NotFound(Message("Device {device} has not joined this game.", device=shown(device)))
 

@@ -323,8 +323,8 @@ class SheetRules(Rules[SheetState]):
         count = len(players)
         if RULES_PLAYERS < count <= MOST_PLAYERS and not (settings or {}).get("more_players"):
             raise MalformedInput(
-                "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; turn on the setting "
-                "'more_players' for up to {MOST_PLAYERS}.",
+                "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; for more, turn on the setting "
+                "“Up to {MOST_PLAYERS} players”.",
                 name_en=self.title(),
                 RULES_PLAYERS=RULES_PLAYERS,
                 MOST_PLAYERS=MOST_PLAYERS,

@@ -91,9 +91,9 @@ def refused(log: GameLog, action: dict[str, object] | Action, error: type[Except
 
 def test_board_rule_1_exactly_two_players() -> None:
     rules = rules_for("board")
-    with pytest.raises(MalformedInput, match="2 to 2 players, not 3"):
+    with pytest.raises(MalformedInput, match="played by 2 players, not 3"):
         rules.make_setup(["A", "B", "C"])
-    with pytest.raises(MalformedInput, match="2 to 2 players, not 1"):
+    with pytest.raises(MalformedInput, match="played by 2 players, not 1"):
         rules.make_setup(["A"])
 
 

@@ -543,7 +543,7 @@ def test_sheet_players_one_to_four_and_up_to_eight_with_the_setting() -> None:
     rules = rules_for("sheet")
     assert len(rules.make_setup(["Solo"]).players) == 1
     assert len(rules.make_setup(list("ABCD")).players) == 4
-    with pytest.raises(MalformedInput, match="more_players"):
+    with pytest.raises(MalformedInput, match="Up to 8 players"):
         rules.make_setup(list("ABCDE"))
     assert len(rules.make_setup(list("ABCDEFGH"), {"more_players": True}).players) == 8
     with pytest.raises(MalformedInput, match="1 to 8 players, not 9"):

@@ -251,7 +251,22 @@ def test_rematch_copies_setup_and_members(client: Device, join: Callable[[str], 
     assert new["id"] != game["id"] and new["state"]["actions"] == 0
     assert new["state"]["players"] == ["Anna", "Ben", "Cem"] and new["state"]["settings"]["rounds"] == 2
     assert client.get(f"/api/games/{new['id']}").json["you"]["can_write"] is True
-    assert phone.get(f"/api/games/{new['id']}").json["you"]["role"] == "owner"
+    assert client.get(f"/api/games/{new['id']}").json["you"]["role"] == "owner"  # the old game's owner keeps it
+    assert phone.get(f"/api/games/{new['id']}").json["you"]["role"] == "player"
+
+
+def test_a_second_rematch_press_answers_the_first_rematch(client: Device, join: Callable[[str], Device]) -> None:
+    game = client.create(players=["Anna", "Ben"], rounds=1)
+    phone = join(game["id"])
+    first = client.post(f"/api/games/{game['id']}/rematch")
+    old = client.get(f"/api/games/{game['id']}").json["game"]
+    assert old["rematch"] == first.json["game"]["id"] and old["revision"] == game["revision"] + 1
+    second = phone.post(f"/api/games/{game['id']}/rematch")
+    assert second.status_code == 201 and second.json["game"]["id"] == first.json["game"]["id"]
+    assert len([g for g in client.get("/api/games").json["games"] if g["players"] == ["Anna", "Ben"]]) == 2
+    client.delete(f"/api/games/{first.json['game']['id']}")  # the rematch deleted: a new press makes another
+    third = phone.post(f"/api/games/{game['id']}/rematch")
+    assert third.status_code == 201 and third.json["game"]["id"] != first.json["game"]["id"]
 
 
 def test_log_lists_who_did_what_when(client: Device, join: Callable[[str], Device]) -> None:

@@ -706,7 +706,7 @@ def test_a_phone_remembers_whose_it_is_per_game(pages_app: Flask, owner: FlaskCl
     # a seat the game does not have clears the choice (a shared phone)
     owner.post(f"/phone/{game_id}/me", data={"seat": "7"})
     html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
-    assert "Anna's turn" in html and "Whose phone is this?" in html
+    assert "Anna's turn" in html and "This phone is shared by all" in html
     assert pages_app.test_client().post(f"/phone/{game_id}/me", data={"seat": "0"}).status_code == 403
 
 

@@ -122,8 +122,8 @@ def test_a_refusal_names_the_game_as_the_pages_do(client: Device, lang: str) -> 
     name = said(lang, "Würfelpoker on a score sheet")
     assert r.json["error"] == said(
         lang,
-        "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; turn on the setting 'more_players' for up "
-        "to {MOST_PLAYERS}.",
+        "{name_en} is played by 1 to {RULES_PLAYERS} players by the rules; for more, turn on the setting "
+        "“Up to {MOST_PLAYERS} players”.",
         name_en=name,
         RULES_PLAYERS=4,
         MOST_PLAYERS=8,

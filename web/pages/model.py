@@ -244,6 +244,7 @@ class GamePage:
     round_text: str
     turn_text: str
     winners: tuple[PlayerView, ...] = ()
+    rematch: str | None = None  # the game's rematch, once someone started it: every device follows there
 
     @property
     def over(self) -> bool:
@@ -276,6 +277,9 @@ def action_fields(rules: Rules[Any], kind: str) -> tuple[dict[str, bool], bool]:
     return {}, False
 
 
+SCHULE_RESULTS = frozenset({"closed", "closed_with_reserve", "zero"})
+
+
 def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, ...]:
     """Turn the game's options into ready actions: given fields come from the option, the rest are asked for."""
     out = []
@@ -302,7 +306,8 @@ def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, .
                 kind=kind,
                 player=int(opt.get("player") or 0),
                 label=choice_label(rules.id, kind, opt),
-                points=opt.get("points"),
+                # a Schule field scores no points (its label says what it does to the reserve, or that it is a zero)
+                points=None if result in SCHULE_RESULTS else opt.get("points"),
                 action=action,
                 needs=tuple(needs),
                 dice_count=int(opt.get("dice_count") or 5),
@@ -334,8 +339,13 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
         if kind == "strike":
             return tr("Strike %(where)s", where=where)
         result = opt.get("result")
+        change = int(opt.get("reserve_change") or 0)
+        if result == "closed" and change > 0:
+            return tr("%(where)s: closes, reserve +%(n)s", where=where, n=change)
         if result == "closed":
             return tr("%(where)s: closes", where=where)
+        if result == "closed_with_reserve" and change < 0:
+            return tr("%(where)s: closes, %(n)s paid from the reserve", where=where, n=-change)
         if result == "closed_with_reserve":
             return tr("%(where)s: closes with the reserve", where=where)
         if result == "zero":
@@ -362,11 +372,25 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
     return str(opt.get("label", kind))
 
 
+def _sheet_entry_text(view: JSON) -> str:
+    """The entry of the player to move on their own sheet ("Entry 3 of 45"): the fields they have filled, not the
+    entries of the whole table."""
+    turn = view.get("turn") if isinstance(view.get("turn"), dict) else {}
+    seat = turn.get("player") if isinstance(turn, dict) else None
+    sheets = [s for s in view.get("players") or [] if isinstance(s, dict)]
+    sheet = next((s for s in sheets if s.get("player") == seat), None)
+    if sheet is None:
+        return tr("Entry %(n)s", n=int(view.get("entries", 0)) + 1)
+    fields = [cell for cells in (sheet.get("rows") or {}).values() for cell in cells]
+    done = sum(1 for cell in fields if cell.get("result") is not None)
+    return tr("Entry %(n)s of %(total)s", n=done + 1, total=len(fields))
+
+
 def _round_text(game: str, view: JSON, outcome: JSON | None) -> str:
     if outcome is not None:
         return tr("Game over")
     if game == "sheet":
-        return tr("Entry %(n)s", n=int(view.get("entries", 0)) + 1)
+        return _sheet_entry_text(view)
     if game == "board":
         number = view.get("game")
         if number is None:
@@ -442,12 +466,29 @@ def _board_news(players: tuple[PlayerView, ...], view: JSON, outcome: JSON | Non
     return tr("Game %(n)s ends %(a)s:%(b)s.", n=last.get("number"), a=score[0], b=score[-1])
 
 
+def running_standings(standings: list[JSON], view: JSON, outcome: JSON | None) -> list[JSON]:
+    """The standings as the block's Total row shows them while a round is played: where the game keeps a running
+    total (Bone: the hands already made this round count at once), the ranking and the phone's chips show it too,
+    placed by it (equal totals share a place), instead of the last settled round's totals."""
+    from companion.core import places
+
+    running = view.get("running")
+    if outcome is not None or not isinstance(running, list) or not standings:
+        return standings
+    scores = {int(s["player"]): running[int(s["player"])] for s in standings if int(s["player"]) < len(running)}
+    if len(scores) != len(standings):
+        return standings
+    place = places(list(scores.items()))
+    out = [{**s, "score": scores[int(s["player"])], "place": place[int(s["player"])]} for s in standings]
+    return sorted(out, key=lambda s: (s["place"], int(s["player"])))
+
+
 def build_game_page(game: JSON) -> GamePage:
     """A page's view of one game from the API's Game JSON (``state`` is ``GameLog.summary()``)."""
     state: JSON = game["state"]
     rules = rules_for(str(state["game"]))
     view: JSON = state.get("view") or {}
-    standings: list[JSON] = list(state.get("standings") or [])
+    standings: list[JSON] = running_standings(list(state.get("standings") or []), view, state.get("outcome"))
     by_seat = {int(s["player"]): s for s in standings}
     to_move = state.get("to_move")
     out_seats = set(view.get("out") or [])
@@ -496,4 +537,5 @@ def build_game_page(game: JSON) -> GamePage:
             if t
         ),
         winners=winners,
+        rematch=str(game["rematch"]) if game.get("rematch") else None,
     )

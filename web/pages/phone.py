@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Blueprint, Flask, redirect, render_template, request, url_for
+from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
 from web.pages import data
@@ -19,21 +20,46 @@ ME_COOKIE = "becher_me"
 ME_GAMES = 30  # games remembered per device; the oldest choice is dropped first
 
 
+SHARED = -1  # "shared by all", as the cookie remembers it (a choice made, of no seat)
+
+
 def _me_pairs() -> list[tuple[str, int]]:
-    """This device's "which seat is me" choices, as (game id, seat), oldest first, from one cookie."""
+    """This device's "which seat is me" choices, as (game id, seat or SHARED), oldest first, from one cookie."""
     out = []
     for item in request.cookies.get(ME_COOKIE, "").split("."):
         game, _, seat = item.partition("-")
-        if game.isalnum() and seat.isdigit():
-            out.append((game, int(seat)))
+        if game.isalnum() and (seat.isdigit() or seat == "s"):
+            out.append((game, int(seat) if seat.isdigit() else SHARED))
     return out
+
+
+def _my_choice(game_id: str) -> int | None:
+    """This device's choice for the game, or for the game it is the rematch of (the group that follows a rematch
+    sits where it sat), None where it never chose."""
+    pairs = dict(_me_pairs())
+    store = data.store()
+    for _ in range(ME_GAMES):
+        if game_id in pairs:
+            return pairs[game_id]
+        before = store.rematch_of(game_id)
+        if before is None:
+            return None
+        game_id = before
+    return None
 
 
 def me_in(game_id: str, players: int, bound: bool = False) -> int | None:
     """The seat this device said it is in this game, if it still names a seat. Where the game binds phones to seats
     the server's binding is the truth (the cookie may be another browser's memory of it)."""
-    seat = data.store().seat(game_id, data.device()) if bound else dict(_me_pairs()).get(game_id)
+    seat = data.store().seat(game_id, data.device()) if bound else _my_choice(game_id)
     return seat if seat is not None and 0 <= seat < players else None
+
+
+def has_chosen(game_id: str, bound: bool) -> bool:
+    """Whether this device has said whose phone it is (a seat, or shared by all where that may be chosen)."""
+    if bound:
+        return data.store().seat(game_id, data.device()) is not None
+    return _my_choice(game_id) is not None
 
 
 @dataclass(frozen=True)
@@ -52,6 +78,12 @@ class PhonePage:
     last: HistoryLine | None
     me: int | None = None
     own_seat_only: bool = False  # the game binds this phone to its seat: it gets no controls for other seats
+    chosen: bool = True  # this phone has said whose it is; until then it is asked first, and shows no entry
+
+    @property
+    def ask_seat(self) -> bool:
+        """A phone that may play and has not said whose it is: the seat picker comes first, the entry after it."""
+        return self.can_write and not self.chosen and not self.page.over and len(self.page.players) > 1
 
     @property
     def waiting(self) -> bool:
@@ -75,6 +107,7 @@ def phone_context(game_id: str) -> PhonePage:
         last=lines[-1] if lines else None,
         me=me_in(game_id, len(page.players), bound),
         own_seat_only=bound,
+        chosen=loaded.role == "owner" or has_chosen(game_id, bound),  # the owner's device is the table's own
     )
 
 
@@ -87,6 +120,18 @@ class ChoiceGroup:
     folded: bool = False
 
 
+def losing(choice: ChoiceView) -> bool:
+    """An entry that scores nothing: a Schule's zero (minus 200) or a combination entered without being made."""
+    return choice.detail.get("result") == "zero" or bool(choice.detail.get("not_made"))
+
+
+def count_label(choice: ChoiceView, n: int) -> str:
+    """A choice that takes a number of dice, with its number: "Rethrow 2 dice once"."""
+    if choice.kind == "rethrow":
+        return str(ngettext("Rethrow %(num)s die once", "Rethrow %(num)s dice once", n))
+    return tr("%(label)s: %(n)s", label=choice.label, n=n)
+
+
 def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     """The choices that need no dice, grouped: hands to stand on, rows to enter, dice to place, strikes."""
     rest = [c for c in page.choices if "dice" not in c.needs]
@@ -97,9 +142,15 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
             if key not in places or int(c.detail.get("slot") or 0) < int(places[key].detail.get("slot") or 0):
                 places[key] = c
     groups = []
-    main = [c for c in rest if c.kind in ("stand", "enter")]
+    main = [c for c in rest if c.kind in ("stand", "enter") and not losing(c)]
     if main:
         groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
+    # entries that score nothing come after those that score: a combination not made, then a Schule's zero
+    losses = sorted(
+        (c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero"
+    )
+    if losses:
+        groups.append(ChoiceGroup(tr("Enter without scoring"), tuple(losses)))
     if places:
         groups.append(ChoiceGroup(tr("Place a die"), tuple(places.values())))
     strikes = [c for c in rest if c.kind == "strike"]
@@ -118,10 +169,9 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
         if c.kind in known:
             continue
         if "count" in c.needs:
-            # a number of dice to rethrow: one button per count (a throw has five dice)
+            # a number of dice to rethrow: one button per count (a throw has five dice), said as a sentence
             others.extend(
-                replace(c, label=tr("%(label)s: %(n)s", label=c.label, n=n), action={**c.action, "count": n}, needs=())
-                for n in range(1, 6)
+                replace(c, label=count_label(c, n), action={**c.action, "count": n}, needs=()) for n in range(1, 6)
             )
         else:
             others.append(c)
@@ -152,20 +202,24 @@ def set_me(game_id: str) -> Response:
     seat = request.form.get("seat", "")
     chosen = int(seat) if seat.isdigit() and 0 <= int(seat) < players and game_id.isalnum() else None
     target = url_for("phone.show", game_id=game_id)
+    from web.api import publish_members
+
     if loaded.game.get("bound_seats") and loaded.role in data.WRITE_ROLES:
         from web.store import SeatTaken
 
         try:
             data.store().set_seat(game_id, data.device(), chosen)
-            from web.api import publish_members
-
-            publish_members(game_id)
         except SeatTaken:
             return redirect(url_for("phone.show", game_id=game_id, seat_taken=1), code=303)
-    if chosen is not None:
-        pairs.append((game_id, chosen))
+    if chosen is not None and loaded.role == "player":
+        # the owner's list of phones names this phone after its player ("Anna's phone"), not by a number
+        data.store().join(game_id, data.device(), str(loaded.game["state"]["players"][chosen]))
+    if loaded.role in data.WRITE_ROLES:
+        publish_members(game_id)
+    if game_id.isalnum():
+        pairs.append((game_id, chosen if chosen is not None else SHARED))
     response = redirect(target, code=303)
-    value = ".".join(f"{g}-{s}" for g, s in pairs[-ME_GAMES:])
+    value = ".".join(f"{g}-{'s' if s == SHARED else s}" for g, s in pairs[-ME_GAMES:])
     response.set_cookie(ME_COOKIE, value, max_age=365 * 24 * 3600, samesite="Lax")
     return response
 

@@ -7,8 +7,10 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 
+from web.api import NAME_LIMIT
 from web.pages import data
 from web.pages.model import COLOURS, GameChoice, game_choices, game_name
+from web.pages.rules_tables import RulesTable, rules_tables
 
 bp = Blueprint("start", __name__)
 
@@ -35,6 +37,7 @@ class StartPage:
     colours: int
     join_error: bool
     default_players: int = 2
+    name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -68,6 +71,7 @@ def index() -> Any:
         recent=recent_games(),
         colours=COLOURS,
         join_error=request.args.get("join_error") == "1",
+        name_limit=NAME_LIMIT,
     )
     return render_template("start.html", ctx=ctx)
 
@@ -77,6 +81,7 @@ class RulesPage:
     """Template context of ``rules.html``: one game's rules in short, its settings, and the readings in force."""
 
     game: GameChoice
+    tables: tuple[RulesTable, ...] = ()
 
 
 @bp.get("/rules/<game>")
@@ -84,4 +89,4 @@ def rules(game: str) -> Any:
     chosen = next((g for g in game_choices() if g.id == game), None)
     if chosen is None:
         abort(404)
-    return render_template("rules.html", ctx=RulesPage(chosen))
+    return render_template("rules.html", ctx=RulesPage(chosen, tuple(rules_tables(chosen.id))))

@@ -51,6 +51,19 @@ class Phone:
     seat: int | None
     seat_name: str
     colour: str
+    number: int = 0  # in the order the phones joined, from 1: "Phone 2" for a phone that gave no name yet
+
+    @property
+    def label(self) -> str:
+        """What the owner's list calls it: its name (given on joining, or its player's when it chose a seat), else
+        its seat's player, else its number."""
+        from web.pages.i18n import tr
+
+        if self.name:
+            return self.name
+        if self.seat_name:
+            return tr("%(name)s's phone", name=self.seat_name)
+        return tr("Phone %(n)s", n=self.number)
 
 
 @dataclass(frozen=True)
@@ -66,7 +79,7 @@ class PhonesBox:
 
 
 def phones_box(game_id: str, game: dict[str, Any], page: GamePage) -> PhonesBox:
-    phones = []
+    phones: list[Phone] = []
     for m in data.store().members(game_id):
         if m["role"] == "owner":
             continue
@@ -79,6 +92,7 @@ def phones_box(game_id: str, game: dict[str, Any], page: GamePage) -> PhonesBox:
                 seat=seat,
                 seat_name=player.name if player else "",
                 colour=player.colour if player else "",
+                number=len(phones) + 1,
             )
         )
     finished = game.get("status") == "finished"

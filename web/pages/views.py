@@ -80,23 +80,24 @@ def describe_action(action: JSON, page: GamePage) -> str:
     if kind == "roll_off":
         return tr("%(who)s threw %(dice)s to decide who starts", who=who, dice=faces)
     if kind == "choose_starter":
-        return tr("%(who)s starts by choice", who=who)
-    # bluff and the blind house rule: a sentence each, as a person at the table would say it
+        return tr("%(who)s started by choice", who=who)
+    # bluff and the blind house rule: a sentence each, as a person at the table would say it (in the past, as
+    # every line of the history)
     if kind == "announce":
-        return tr("%(who)s announces %(dice)s", who=who, dice=faces)
+        return tr("%(who)s announced %(dice)s", who=who, dice=faces)
     if kind == "believe":
-        return tr("%(who)s believes the claim", who=who)
+        return tr("%(who)s believed the claim", who=who)
     if kind == "doubt":
-        return tr("%(who)s lifts the cup", who=who)
+        return tr("%(who)s lifted the cup", who=who)
     if kind == "reveal":
         return tr("Under the cup: %(dice)s", dice=faces)
     if kind == "rethrow":
         n = int(action.get("count") or 0)
-        return str(ngettext("%(who)s rethrows %(num)s die", "%(who)s rethrows %(num)s dice", n, who=who))
+        return str(ngettext("%(who)s rethrew %(num)s die", "%(who)s rethrew %(num)s dice", n, who=who))
     if kind == "take":
-        return tr("%(who)s takes a strike rather than lift the cup", who=who)
+        return tr("%(who)s took a strike rather than lift the cup", who=who)
     if kind == "blind":
-        return tr("%(who)s stands on an unseen throw", who=who)
+        return tr("%(who)s stood on an unseen throw", who=who)
     return f"{who}: {kind}"
 
 

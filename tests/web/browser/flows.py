@@ -46,12 +46,19 @@ def new_game(
     return tablet.url.rsplit("/", 1)[1]
 
 
-def join(phone: Page, tablet: Page, base: str) -> None:
-    """What scanning the table's QR code does: open its join link."""
+def join(phone: Page, tablet: Page, base: str, seat: str | None = "Shared by all") -> None:
+    """What scanning the table's QR code does: open its join link; then say whose phone it is (``seat``: a player's
+    name or "Shared by all"), as the phone asks first. ``seat=None`` leaves the question open (bound seats have no
+    "Shared by all")."""
     code = tablet.locator(".join-box .code").inner_text().strip()
     phone.goto(f"{base}/join/{code}")
     phone.wait_for_url(re.compile(r".*/phone/\w+$"))
     expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
+    pick = phone.locator(".me-first button", has_text=seat) if seat else None
+    if pick is not None and pick.count():
+        with phone.expect_navigation():
+            pick.first.click()
+        expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
 
 
 def revision(page: Page) -> int:
@@ -84,7 +91,11 @@ def choose(phone: Page, text: str | None = None) -> None:
     choices = phone.locator("button.choice")
     if text is not None:
         choices = choices.filter(has_text=text)
-    choices.first.click()
+    button = choices.first.element_handle()  # the same button for both taps (the first changes its words)
+    if button.get_attribute("data-confirm"):  # a zero asks a second tap, apart from the first
+        button.click()
+        phone.wait_for_timeout(700)
+    button.click()
     wait_revision(phone, before + 1)
 
 

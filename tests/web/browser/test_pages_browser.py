@@ -199,8 +199,12 @@ def test_a_write_on_an_old_state_is_refused_and_the_page_refreshes(server: str, 
 
 def test_a_phone_that_is_one_players_waits_for_the_others(server: str, tablet: Any, phone: Any) -> None:
     new_game(tablet, server, "bone", ["Anna", "Ben"])
-    join(phone, tablet, server)
-    expect(phone.locator(".me-pick")).to_have_attribute("open", "")
+    join(phone, tablet, server, seat=None)
+    # asked first, above everything: no entry and no Undo until the phone says whose it is
+    expect(phone.locator(".me-first")).to_be_in_viewport()
+    expect(phone.locator(".face-btn")).to_have_count(0)
+    expect(phone.locator("[data-undo]")).to_have_count(0)
+    screenshot(phone, "phone-whose")
     with phone.expect_navigation():
         phone.locator(".me-pick button", has_text="Anna").click()
     expect(phone.locator(".phone-turn")).to_contain_text("Your turn, Anna")

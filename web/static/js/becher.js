@@ -243,6 +243,12 @@ const Becher = (() => {
   ["pointerup", "pointercancel", "pointermove"].forEach((t) => document.addEventListener(t, (ev) => {
     if (t !== "pointermove" || Math.abs(ev.movementX) + Math.abs(ev.movementY) > 6) clearTimeout(pressTimer);
   }));
+  // a tap on a cut name shows it whole, a second tap cuts it again (not where the name is a button's label)
+  document.addEventListener("click", (ev) => {
+    const el = ev.target.closest && ev.target.closest(".pname");
+    if (!el || el.closest("button, a, summary")) return;
+    if (el.classList.contains("whole") || cut(el)) el.classList.toggle("whole");
+  });
   document.addEventListener("contextmenu", (ev) => {
     const el = ev.target.closest && ev.target.closest(".pname");
     if (el && cut(el)) { ev.preventDefault(); toast(el.textContent.trim()); }

@@ -320,6 +320,28 @@
     toggle.setAttribute("aria-pressed", ui.wholePhoto ? "true" : "false");
   }
 
+  /* Clear lets the photo go with the dice read from it: dice tapped in afterwards are sent without it, since a
+     throw's photo is its proof and must show that throw. */
+  function dropPhoto() {
+    ui.photo = null;
+    ui.reading = null;
+    ui.boxes = [];
+    ui.size = null;
+    const wrap = document.getElementById("photo-wrap");
+    if (wrap) {
+      wrap.querySelectorAll(".dbox").forEach((b) => b.remove());
+      wrap.hidden = true;
+      const img = document.getElementById("photo-img");
+      if (img) img.removeAttribute("src");
+    }
+    const status = document.getElementById("photo-status");
+    if (status) status.textContent = "";
+    const toggle = document.getElementById("photo-whole");
+    if (toggle) toggle.hidden = true;
+    const input = document.getElementById("photo-input");
+    if (input) input.value = "";
+  }
+
   async function upload(blob) {
     const status = document.getElementById("photo-status");
     status.textContent = W.reading;
@@ -452,6 +474,7 @@
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       ui.unsure = ui.unsure.map(() => false);
       ui.extra = [];
+      dropPhoto();
       say("");
       return render();
     }
@@ -460,6 +483,23 @@
     const sendBtn = t.closest(".send-throw");
     if (sendBtn && ui) return sendThrow(sendBtn);
     const choice = t.closest(".choice");
+    if (choice && choice.dataset.confirm && !choice.classList.contains("armed")) {
+      // a zero costs 200 points: the first tap only asks, the second (within a few seconds) enters it
+      const label = choice.querySelector("span") || choice;
+      choice.dataset.label = label.textContent;
+      label.textContent = choice.dataset.confirm;
+      choice.classList.add("armed");
+      choice.dataset.armedAt = String(performance.now());
+      Becher.announce(choice.dataset.confirm);
+      setTimeout(() => {
+        if (!choice.isConnected || !choice.classList.contains("armed")) return;
+        choice.classList.remove("armed");
+        label.textContent = choice.dataset.label;
+      }, 5000);
+      return;
+    }
+    // a double tap is one gesture, not a second thought: the confirming tap must come apart from the first
+    if (choice && choice.dataset.confirm && performance.now() - Number(choice.dataset.armedAt) < DOUBLE_TAP_MS) return;
     if (choice) return send(JSON.parse(choice.dataset.action));
     const undo = t.closest("[data-undo]");
     if (undo) {
@@ -475,10 +515,12 @@
     }
     const rematch = t.closest("[data-rematch]");
     if (rematch) {
+      rematch.disabled = true;
       try {
         const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
-        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${res.game.id}`;
+        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${encodeURIComponent(res.game.id)}`;
       } catch (e) {
+        rematch.disabled = false;
         Becher.toast(Becher.describeError(e), true);
       }
     }
@@ -513,6 +555,11 @@
     }
     if (what !== "game" || !data) return;
     if (data.revision <= revision) return;
+    if (data.rematch) {
+      // someone at the table started the rematch: this device follows into it (the group stays in one game)
+      window.location.href = `/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(data.rematch)}`;
+      return;
+    }
     const part = live.querySelector(".part");
     const mine = part && Number(part.dataset.revision) >= data.revision;
     revision = data.revision;

@@ -45,6 +45,9 @@
   });
   document.getElementById("remove-player").addEventListener("click", () => setCount(visible() - 1));
 
+  form.addEventListener("input", (ev) => {
+    if (ev.target.name === "player") ev.target.removeAttribute("aria-invalid");
+  });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     err.hidden = true;
@@ -73,7 +76,11 @@
     } catch (e) {
       err.textContent = Becher.describeError(e);
       err.hidden = false;
-      err.focus && err.focus();
+      // a name over the limit: the field that holds it is marked and gets the focus, its text untouched
+      const long = lines.filter((l) => !l.hidden).map((l) => l.querySelector("input"))
+        .find((input) => [...input.value.trim()].length > Number(input.dataset.limit || Infinity));
+      if (long) { long.setAttribute("aria-invalid", "true"); long.setAttribute("aria-describedby", "new-error"); long.focus(); }
+      else if (err.focus) err.focus();
     }
   });
 

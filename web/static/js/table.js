@@ -39,6 +39,16 @@
   document.addEventListener("becher:game", () => {
     if (figure) figure.hidden = true;
   });
+  /* The photo only shows what a phone read: it closes with its ×, Escape or a tap anywhere else, so it never keeps
+     the block or the ranking from the table's eyes. */
+  if (figure) {
+    const close = () => { figure.hidden = true; };
+    figure.querySelector(".photo-close").addEventListener("click", close);
+    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !figure.hidden) close(); });
+    document.addEventListener("pointerdown", (ev) => {
+      if (!figure.hidden && !figure.contains(ev.target)) close();
+    });
+  }
 
   /* The owner's phones box: seat binding, and freeing the seat of a phone that left. It sits in the live part, so it
      is drawn again with every change of the game; that keeps it open if it was, and a change that is no new
