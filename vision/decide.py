@@ -8,8 +8,8 @@ dust, a screw hole, a clip. Three rules:
 * ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and most of what lies
   inside reads as a one or as nothing (its pips: a pip alone looks like a die showing 1), with no more sure ones than
   it has pips; otherwise it is the block of the dice inside it.
-* ``covered``: dice lie side by side, not on one another. A candidate whose box lies mostly (``COVERED``) under the
-  boxes of dice read surer than it is a look at the dice around it, not a die of its own.
+* ``covered``: dice lie side by side, not on one another. A candidate not read surely whose box lies mostly
+  (``COVERED``) under the boxes of dice read surer than it is a look at the dice around it, not a die of its own.
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
   read as one big "1"). It is not reported, only kept among the dropped candidates for the count to fall back on.
@@ -103,18 +103,23 @@ def off_size(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
 
 
 def covered(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """Of the candidates read as dice (``dice``), those whose square box lies mostly under the boxes of surer dice."""
+    """Of the candidates read as dice (``dice``) and not sure (under ``SIZE_UNSURE``), those whose square box lies
+    mostly under the boxes of surer dice (their union, on a grid of 16 x 16 points over the box)."""
     out = np.zeros(len(c), bool)
     if int(dice.sum()) < 2:
         return out
     half = c.sides / 2
     lo, hi = c.centres - half[:, None], c.centres + half[:, None]
-    for k in np.nonzero(dice)[0]:
+    steps = (np.arange(16) + 0.5) / 16
+    for k in np.nonzero(dice & (confs < SIZE_UNSURE))[0]:
         surer = dice & (confs > confs[k])
         surer[k] = False
         if not surer.any():
             continue
-        w = np.clip(np.minimum(hi[surer, 0], hi[k, 0]) - np.maximum(lo[surer, 0], lo[k, 0]), 0, None)
-        h = np.clip(np.minimum(hi[surer, 1], hi[k, 1]) - np.maximum(lo[surer, 1], lo[k, 1]), 0, None)
-        out[k] = float((w * h).sum()) >= COVERED * float(c.sides[k]) ** 2
+        xs = lo[k, 0] + steps * c.sides[k]
+        ys = lo[k, 1] + steps * c.sides[k]
+        inx = (xs[None, :] >= lo[surer, 0, None]) & (xs[None, :] < hi[surer, 0, None])  # (surer, 16)
+        iny = (ys[None, :] >= lo[surer, 1, None]) & (ys[None, :] < hi[surer, 1, None])
+        under = (iny[:, :, None] & inx[:, None, :]).any(axis=0)  # (16 y, 16 x)
+        out[k] = float(under.mean()) >= COVERED
     return out

@@ -184,6 +184,12 @@ def test_dice_touching_are_all_dice() -> None:
     assert not covered(c, np.array([0.99, 0.6, 0.98]), np.ones(3, bool)).any()
 
 
+def test_a_die_read_surely_stands_in_a_crowd() -> None:
+    # a tray of dice whose boxes overlap much (phone-tray): a die read at 0.9 is a die whatever lies around it
+    c = cands((100, 100, 60, 0.9), (140, 100, 60, 0.9), (120, 130, 60, 0.9), (120, 110, 50, 0.9))
+    assert not covered(c, np.array([0.99, 0.98, 0.97, 0.9]), np.ones(4, bool)).any()
+
+
 def test_only_surer_dice_cover() -> None:
     c = cands((100, 100, 60, 0.9), (110, 100, 60, 0.9))
     confs = np.array([0.6, 0.95])
