@@ -31,6 +31,7 @@ BACKGROUND = 12  # the background class among the 13 rank classes (vision.classi
 INSIDE = 0.45  # a candidate whose centre lies within this share of a bigger one's side from its centre ...
 SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
 CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated ...
+ALIKE = 0.05  # two readings of one die this close: the smaller box stays (a coarse level overrates a die's side)
 TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
 INNER_SURE = 0.5  # a one read this surely inside a die is a die showing 1 where there are more than its pips
@@ -68,8 +69,8 @@ def nested(c: Candidates, logits: np.ndarray) -> np.ndarray:
         face = int(p[k, :BACKGROUND].argmax())
         whole = best[k] != BACKGROUND and float(p[k, face]) >= WHOLE_SURE
         if not inner.any():
-            if centred.any():  # the box that reads surer of the two stays
-                if sure[k] >= sure[centred].max():
+            if centred.any():  # the box that reads surer of the two stays; the smaller where they read alike
+                if sure[k] >= sure[centred].max() + ALIKE:
                     keep &= ~centred
                 else:
                     keep[k] = False

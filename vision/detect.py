@@ -256,16 +256,18 @@ def keep_bands(levels: list[tuple[float, Candidates]], base: float | None = None
     to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
     stops seeing dice (the finest: any smaller size too). One die seen at two levels is kept once, from the level
     whose band holds it, and of those the one that sees it nearer ``SWEET``; a candidate over its level's band stays
-    where no other level saw that die (a die of half the photo, found at the normal scale only); one under it stays
-    so too at a coarse level (a translucent die whose pips the finer level took for dice), but goes where the finer
-    level is one added for small dice (``base``: the normal level's scale; finer ones looked for them). A die and the
-    smaller candidates inside it are both kept."""
+    where no other level saw that die (a die of half the photo, found at the normal scale only); one under it goes,
+    the finer level looked for it, but for the coarse levels of a picture smaller than the net's input (``base``, the
+    normal level's scale, at least 1: a crop around a translucent die whose pips the finer level took for dice). A die
+    and the smaller candidates inside it are both kept."""
     parts, fit = [], []
     for i, (f, c) in enumerate(levels):
         s = c.sides * f
         lo = 0.0 if i == 0 else BAND_HI * f / levels[i - 1][0] * OVERLAP
         hi = np.inf if i == len(levels) - 1 else BAND_HI
-        coarse = i > 0 and base is not None and levels[i - 1][0] <= base
+        # a picture smaller than the net's input is read at its coarse levels above all (a crop around one die): what
+        # they see under their band stays there, where the finer level may have seen the die's pips
+        coarse = i > 0 and base is not None and base >= 1 and levels[i - 1][0] <= base
         seen = (s >= lo) | coarse
         parts.append(c.select(seen))
         fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / SWEET)) + OUT_OF_BAND * (s[seen] > hi))
