@@ -141,7 +141,7 @@ class Fairness:
 
     @property
     def odds(self) -> int:
-        """"Less than once in this many tests": what the p-value means to someone who never heard of one."""
+        """ "Less than once in this many tests": what the p-value means to someone who never heard of one."""
         return int(min(1_000_000, math.floor(1 / self.p))) if self.p > 0 else 1_000_000
 
     def to_json(self) -> dict[str, object]:

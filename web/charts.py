@@ -163,9 +163,7 @@ def line_chart(title: str, series: Sequence[Series], head: Sequence[str]) -> Mar
         parts.append(f"<line class='grid' x1='{LEFT}' x2='{WIDTH - RIGHT}' y1='{y:.1f}' y2='{y:.1f}'/>")
         parts.append(f"<text class='tick' x='{LEFT - 6}' y='{y + 4:.1f}' text-anchor='end'>{_num(lo + t)}</text>")
     for s in series:
-        pts = [
-            (LEFT + plot_w * i / max(1, longest - 1), y_of(v)) for i, (_, v) in enumerate(s.points)
-        ]
+        pts = [(LEFT + plot_w * i / max(1, longest - 1), y_of(v)) for i, (_, v) in enumerate(s.points)]
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         parts.append(f"<g class='series pc{s.colour % 8}'>")
         if len(pts) > 1:

@@ -71,7 +71,15 @@ def lines(store: Any, game_ids: Iterable[str], player: int | None = None, game: 
             continue
         winners = tuple(dig["winners"]) if dig["winners"] is not None else None
         out.append(
-            Line(dig["id"], dig["game"], dig["created"], dig["status"], tuple(dig["names"]), tuple(dig["players"]), winners)
+            Line(
+                dig["id"],
+                dig["game"],
+                dig["created"],
+                dig["status"],
+                tuple(dig["names"]),
+                tuple(dig["players"]),
+                winners,
+            )
         )
     out.sort(key=lambda line: (line.created, line.id), reverse=True)
     return out
@@ -97,8 +105,15 @@ def history_csv(history: Sequence[Line], game_name: Any) -> str:
     return csv_text(
         ["date_utc", "game", "game_name", "players", "winners", "status", "id"],
         (
-            [line.date, line.game, game_name(line.game), ", ".join(line.names), ", ".join(line.winner_names),
-             line.status, line.id]
+            [
+                line.date,
+                line.game,
+                game_name(line.game),
+                ", ".join(line.names),
+                ", ".join(line.winner_names),
+                line.status,
+                line.id,
+            ]
             for line in history
         ),
     )

@@ -120,9 +120,10 @@ def _odds(game: str, settings: str) -> tuple[tuple[str, float], ...]:
 
     rules = rules_for(game)
     setup = rules.make_setup([f"P{i}" for i in range(rules.min_players)], json.loads(settings))
-    odds: Counter[str] = Counter()
+    odds: dict[str, float] = {}
     for dice, p in rethrow_outcomes(5):
-        odds[str(rules.hand(dice, setup)["category"])] += p
+        category = str(rules.hand(dice, setup)["category"])
+        odds[category] = odds.get(category, 0.0) + p
     return tuple(odds.items())
 
 

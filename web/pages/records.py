@@ -59,9 +59,9 @@ class HistoryPage:
 
 
 def _choices() -> tuple[tuple[Choice, ...], tuple[Choice, ...]]:
+    from web.pages import data
     from web.players import players
     from web.records import visible
-    from web.pages import data
 
     people = tuple(Choice(str(p.id), p.name) for p in players(data.store().conn(), visible()))
     games = tuple(Choice(r.id, game_name(r)) for r in all_rules())
@@ -84,7 +84,9 @@ def history() -> Any:
             for pid, name in zip(line.players, line.names, strict=True)
         )
         winners = tuple(shown[w] for w in line.winners or () if 0 <= w < len(shown))
-        rows.append(HistoryRow(line.id, line.date, _name(line.game), shown, winners, line.status, line.status == "playing"))
+        rows.append(
+            HistoryRow(line.id, line.date, _name(line.game), shown, winners, line.status, line.status == "playing")
+        )
     people, games = _choices()
     query = request.query_string.decode("ascii", "replace")
     ctx = HistoryPage(tuple(rows), people, games, str(player or ""), game or "", query)
@@ -169,11 +171,12 @@ def dice_section(kind: str, fig: JSON) -> DiceSection:
     elif fig["verdict"] == "fair":
         verdict = tr("%(n)s faces: no sign of an unfair die.", n=n)
     else:
+        odds = "{:,}".format(int(fig["odds"])).replace(",", "\u202f")
         verdict = tr(
             "%(face)s came up %(share)s %% of the time; a fair die does that less than once in %(odds)s such tests.",
             face=face_label(int(fig["face"]), dice_kind),
             share=round(float(fig["share"]) * 100),
-            odds=f"{int(fig['odds']):,}".replace(",", "\u202f"),
+            odds=odds,
         )
     if fig["more"]:
         promise = tr(
@@ -188,9 +191,7 @@ def dice_section(kind: str, fig: JSON) -> DiceSection:
             "These faces are enough to catch a die that shows one face a quarter of the time, 9 times in 10.",
         )
     counts = fig["counts"]
-    bars = [
-        Bar(face_label(i + 1, dice_kind), c / n if n else 0.0, 1 / 6) for i, c in enumerate(counts)
-    ]
+    bars = [Bar(face_label(i + 1, dice_kind), c / n if n else 0.0, 1 / 6) for i, c in enumerate(counts)]
     title = tr("Pip dice") if kind == "pip" else tr("Poker dice")
     chart = bar_chart(
         tr("%(dice)s: how often each face came up", dice=title),
@@ -237,7 +238,11 @@ def charts_of(stats: JSON) -> list[Markup]:
             continue
         out.append(
             bar_chart(
-                tr("%(game)s: hands of the first throw against the odds (%(turns)s turns)", game=_name(game), turns=turns),
+                tr(
+                    "%(game)s: hands of the first throw against the odds (%(turns)s turns)",
+                    game=_name(game),
+                    turns=turns,
+                ),
                 [Bar(tr(c["label_en"]), c["made"] / turns, c["expected"] / turns) for c in hands["categories"]],
                 [tr("Hand"), tr("Made"), tr("Odds")],
                 reference_name=tr("Odds"),

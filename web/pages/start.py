@@ -35,6 +35,7 @@ class StartPage:
     colours: int
     join_error: bool
     default_players: int = 2
+    known: tuple[str, ...] = ()  # players remembered from earlier games, offered as each name is typed
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -61,6 +62,14 @@ def recent_games() -> tuple[RecentGame, ...]:
     return tuple(out)
 
 
+def known_players() -> tuple[str, ...]:
+    """The names of the players this device has seen at its games, most recent first (web/players.py)."""
+    from web.players import players
+    from web.records import visible
+
+    return tuple(p.name for p in players(data.store().conn(), visible()))
+
+
 @bp.get("/")
 def index() -> Any:
     ctx = StartPage(
@@ -68,6 +77,7 @@ def index() -> Any:
         recent=recent_games(),
         colours=COLOURS,
         join_error=request.args.get("join_error") == "1",
+        known=known_players(),
     )
     return render_template("start.html", ctx=ctx)
 
