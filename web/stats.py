@@ -290,14 +290,14 @@ def _player_figures(pid: int, name: str, games: list[JSON]) -> JSON:
     points = []
     best: dict[str, JSON] = {}
     for g in sorted(mine, key=lambda d: d["created"]):
-        if g["game"] in LOWER_IS_BETTER:
-            continue
+        if g["game"] in LOWER_IS_BETTER or g["winners"] is None:
+            continue  # strikes are no points; a game not over yet has no final score
         score = g["scores"][seats(g)[0]]
         if score is None:
             continue
         points.append({"game": g["id"], "day": _day(g["created"]), "kind": g["game"], "points": score})
         kind = g["game"]
-        if g["winners"] is not None and (kind not in best or score > best[kind]["points"]):
+        if kind not in best or score > best[kind]["points"]:
             best[kind] = points[-1]
     per_game: dict[str, float] = {}
     for kind in sorted({p["kind"] for p in points}):
