@@ -96,14 +96,17 @@ def power(n: int, probs: Sequence[float] = LOADED, alpha: float = ALPHA) -> floa
     half = lam / 2
     if half == 0:
         return alpha
+    # Poisson weights in logs (exp(-half) underflows for many faces), over the span that holds all but 1e-12 of them;
+    # each next tail by the recurrence Q(s + 1, y) = Q(s, y) + e^-y y^s / Gamma(s + 1), so the sum costs one pass.
+    spread = 12 * math.sqrt(half) + 40
+    first = max(0, int(half - spread))
+    y = crit / 2
+    tail = chi2_sf(crit, df + 2 * first)
     total = 0.0
-    weight = math.exp(-half)
-    j = 0
-    top = int(half + 12 * math.sqrt(half) + 40)
-    while j <= top:
-        total += weight * chi2_sf(crit, df + 2 * j)
-        j += 1
-        weight *= half / j
+    for j in range(first, int(half + spread) + 1):
+        shape = (df + 2 * j) / 2
+        total += math.exp(-half + j * math.log(half) - math.lgamma(j + 1)) * tail
+        tail += math.exp(-y + shape * math.log(y) - math.lgamma(shape + 1))
     return min(1.0, total)
 
 

@@ -9,6 +9,7 @@ for screen readers (the SVG itself is hidden from them, as a picture of that sam
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import count
@@ -17,12 +18,16 @@ from markupsafe import Markup, escape
 
 __all__ = ["Bar", "Series", "bar_chart", "line_chart"]
 
-WIDTH = 640
-HEIGHT = 260
-LEFT = 48
-RIGHT = 12
-TOP = 14
-BOTTOM = 58
+# user units of the viewBox; the stylesheet caps a chart's width, so its 15-unit text stays 11-18 pixels
+WIDTH = 420
+HEIGHT = 230
+LEFT = 44
+RIGHT = 24
+TOP = 10
+BOTTOM = 14
+ROW = 30  # a bar's row
+BAR_LABEL = 150  # right edge of the bar labels
+LABEL_CHARS = 19
 _ids = count(1)
 
 
@@ -48,16 +53,16 @@ def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
-def _scale(top: float) -> tuple[float, list[float]]:
-    """A round maximum and four or five grid steps for values up to ``top``."""
+def _scale(top: float, whole: bool = False) -> tuple[float, list[float]]:
+    """A round maximum and at most five grid steps (1, 2, 2.5 or 5 times a power of ten) for values up to ``top``."""
     if top <= 0:
         return 1.0, [0.0, 1.0]
-    step = 10 ** len(str(int(top))) / 10
-    for factor in (1, 2, 2.5, 5, 10):
-        if top / (step * factor) <= 5:
-            step *= factor
-            break
-    ticks = [i * step for i in range(int(top / step) + 2)]
+    base = 10.0 ** math.floor(math.log10(top / 5))
+    step = next(base * f for f in (1, 2, 2.5, 5, 10) if math.ceil(top / (base * f) - 1e-9) <= 5)
+    if whole:  # counts: no grid line at half a turn
+        step = max(1.0, math.ceil(step))
+    count = max(1, math.ceil(top / step - 1e-9))
+    ticks = [round(i * step, 10) for i in range(count + 1)]
     return ticks[-1], ticks
 
 
@@ -79,46 +84,37 @@ def bar_chart(
     reference_name: str = "",
     percent: bool = False,
 ) -> Markup:
-    """Bars with an optional reference mark each (a dashed line across the bar); the table lists label, value and
-    reference, in ``head``'s column names."""
+    """Horizontal bars (a label a row, readable on a phone without turning text) with an optional reference mark
+    each (a dashed line across the bar); the table lists label, value and reference, in ``head``'s column names."""
     chart_id = f"chart{next(_ids)}"
     top = max([b.value for b in bars] + [b.reference or 0 for b in bars] + [0])
-    high, ticks = _scale(top * 100 if percent else top)
+    high, ticks = _scale(top * 100 if percent else top, whole=not percent)
     high = high / 100 if percent else high
-    plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
-    slot = plot_w / max(1, len(bars))
+    left = BAR_LABEL + 8
+    plot_w = WIDTH - left - RIGHT
+    height = TOP + ROW * len(bars) + 26
     parts = [
-        f"<svg class='chart' viewBox='0 0 {WIDTH} {HEIGHT}' role='img' aria-hidden='true' "
-        f"preserveAspectRatio='xMidYMid meet' id='{chart_id}'>"
+        f"<svg class='chart bars' viewBox='0 0 {WIDTH} {height}' role='img' aria-hidden='true' "
+        f"preserveAspectRatio='xMinYMin meet' id='{chart_id}'>"
     ]
+    bottom = TOP + ROW * len(bars)
     for t in ticks:
         value = t / 100 if percent else t
-        y = TOP + plot_h - plot_h * value / high
-        parts.append(f"<line class='grid' x1='{LEFT}' x2='{WIDTH - RIGHT}' y1='{y:.1f}' y2='{y:.1f}'/>")
+        x = left + plot_w * value / high
+        parts.append(f"<line class='grid' x1='{x:.1f}' x2='{x:.1f}' y1='{TOP}' y2='{bottom}'/>")
         label = f"{_num(t)} %" if percent else _num(t)
-        parts.append(f"<text class='tick' x='{LEFT - 6}' y='{y + 4:.1f}' text-anchor='end'>{escape(label)}</text>")
+        parts.append(f"<text class='tick' x='{x:.1f}' y='{bottom + 18}' text-anchor='middle'>{escape(label)}</text>")
     for i, bar in enumerate(bars):
-        x = LEFT + i * slot + slot * 0.15
-        w = slot * 0.7
-        h = plot_h * bar.value / high
-        parts.append(
-            f"<rect class='bar' x='{x:.1f}' y='{TOP + plot_h - h:.1f}' width='{w:.1f}' height='{h:.1f}' rx='3'/>"
-        )
+        y = TOP + i * ROW
+        w = plot_w * bar.value / high
+        parts.append(f"<rect class='bar' x='{left}' y='{y + 5:.1f}' width='{w:.1f}' height='{ROW - 10}' rx='3'/>")
         if bar.reference is not None:
-            y = TOP + plot_h - plot_h * bar.reference / high
-            parts.append(f"<line class='ref' x1='{x - 3:.1f}' x2='{x + w + 3:.1f}' y1='{y:.1f}' y2='{y:.1f}'/>")
-        cx = LEFT + i * slot + slot / 2
-        label = bar.label if len(bar.label) <= 14 else bar.label[:13] + "…"
-        if len(bars) > 6:
-            parts.append(
-                f"<text class='label' x='{cx:.1f}' y='{TOP + plot_h + 12}' text-anchor='end' "
-                f"transform='rotate(-30 {cx:.1f} {TOP + plot_h + 12})'>{escape(label)}</text>"
-            )
-        else:
-            parts.append(
-                f"<text class='label' x='{cx:.1f}' y='{TOP + plot_h + 20}' text-anchor='middle'>{escape(label)}</text>"
-            )
+            x = left + plot_w * bar.reference / high
+            parts.append(f"<line class='ref' x1='{x:.1f}' x2='{x:.1f}' y1='{y + 1:.1f}' y2='{y + ROW - 1:.1f}'/>")
+        label = bar.label if len(bar.label) <= LABEL_CHARS else bar.label[: LABEL_CHARS - 1] + "…"
+        parts.append(
+            f"<text class='label' x='{BAR_LABEL}' y='{y + ROW / 2 + 5:.1f}' text-anchor='end'>{escape(label)}</text>"
+        )
     parts.append("</svg>")
 
     def shown(v: float | None) -> str:
@@ -128,8 +124,8 @@ def bar_chart(
 
     rows = [[b.label, shown(b.value), *([shown(b.reference)] if reference_name else [])] for b in bars]
     legend = (
-        f"<p class='legend'><span class='key bar-key'></span>{escape(head[1])} "
-        f"<span class='key ref-key'></span>{escape(reference_name)}</p>"
+        f"<p class='legend'><span><span class='key bar-key'></span>{escape(head[1])}</span> "
+        f"<span><span class='key ref-key'></span>{escape(reference_name)}</span></p>"
         if reference_name
         else ""
     )
@@ -148,7 +144,7 @@ def line_chart(title: str, series: Sequence[Series], head: Sequence[str]) -> Mar
     hi_raw = max([0.0, *values])
     high, ticks = _scale(hi_raw - lo)
     plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM + 30
+    plot_h = HEIGHT - TOP - BOTTOM
     longest = max([len(s.points) for s in series] + [2])
 
     def y_of(v: float) -> float:

@@ -75,22 +75,23 @@ def link_unlinked(conn: sqlite3.Connection) -> int:
 
 
 def players(conn: sqlite3.Connection, game_ids: Sequence[str] | None = None) -> list[Player]:
-    """The remembered players, most recently seen first; with ``game_ids``, only those who sat in one of them."""
+    """The remembered players, most recently seen first; with ``game_ids``, only those who sat in one of them, with
+    only those games counted (a device learns nothing of games it may not see)."""
+    allowed = None if game_ids is None else set(game_ids)
+    names = {int(r[0]): str(r[1]) for r in conn.execute("SELECT id, name FROM players")}
+    games: dict[int, int] = {}
+    last: dict[int, float] = {}
     rows = conn.execute(
-        "SELECT p.id, p.name, COUNT(gp.game_id) AS games, MAX(g.created) AS last FROM players p"
-        " LEFT JOIN game_players gp ON gp.player_id = p.id LEFT JOIN games g ON g.id = gp.game_id"
-        " GROUP BY p.id ORDER BY last IS NULL, last DESC, p.name"
-    ).fetchall()
-    out = [Player(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
-    if game_ids is None:
-        return out
-    allowed = set(game_ids)
-    seen = {
-        int(r[0])
-        for r in conn.execute("SELECT player_id, game_id FROM game_players").fetchall()
-        if str(r[1]) in allowed
-    }
-    return [p for p in out if p.id in seen]
+        "SELECT gp.player_id, gp.game_id, g.created FROM game_players gp JOIN games g ON g.id = gp.game_id"
+    )
+    for pid, gid, created in rows:
+        if allowed is not None and gid not in allowed:
+            continue
+        games[pid] = games.get(pid, 0) + 1
+        last[pid] = max(last.get(pid, 0.0), float(created))
+    ids = list(names) if allowed is None else list(games)
+    ids.sort(key=lambda pid: (-last.get(pid, 0.0), names[pid].casefold()))
+    return [Player(pid, names[pid], games.get(pid, 0), last.get(pid)) for pid in ids if pid in names]
 
 
 class PlayerError(Exception):

@@ -242,18 +242,21 @@ def _add(total: dict[str, float], part: Mapping[str, float]) -> None:
 def _hands(games: list[JSON], seats_of: Any) -> dict[str, JSON]:
     """Per game kind: first-throw hands made and expected (sum of each turn's exact odds), and final hands."""
     out: dict[str, JSON] = {}
+    turns_by_rules: Counter[tuple[str, str]] = Counter()  # turns per game and settings: their odds are one table
     for dig in games:
         if dig["game"] not in HAND_GAMES:
             continue
         entry = out.setdefault(dig["game"], {"made": {}, "expected": {}, "final": {}, "turns": 0})
-        odds = hand_odds(dig["game"], dig["settings"])
         for seat in seats_of(dig):
             made = dig["first"][seat]
             turns = sum(made.values())
             entry["turns"] += turns
             _add(entry["made"], made)
             _add(entry["final"], dig["final"][seat])
-            _add(entry["expected"], {k: p * turns for k, p in odds.items()})
+            if turns:
+                turns_by_rules[(dig["game"], json.dumps(dig["settings"], sort_keys=True))] += turns
+    for (game, settings), turns in turns_by_rules.items():
+        _add(out[game]["expected"], {k: p * turns for k, p in _odds(game, settings)})
     for game, entry in out.items():
         order = [c for c, _ in categories(game)]
         entry["categories"] = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, render_template, request
 from markupsafe import Markup
@@ -18,6 +19,7 @@ from web.pages.i18n import tr
 from web.pages.model import game_name
 
 bp = Blueprint("records_pages", __name__)
+PAGE = 100  # games a history page lists; older ones on the next pages
 
 JSON = dict[str, Any]
 
@@ -56,6 +58,9 @@ class HistoryPage:
     player: str
     game: str
     query: str
+    total: int = 0
+    older: str = ""  # the query of the next page of older games ("": none)
+    newer: str = ""
 
 
 def _choices() -> tuple[tuple[Choice, ...], tuple[Choice, ...]]:
@@ -77,8 +82,11 @@ def history() -> Any:
     player = _player_arg(request.args)
     game = request.args.get("game") or None
     current = {p.id: p.name for p in _players_by_id()}
+    page = request.args.get("page", "1")
+    start = (int(page) - 1) * PAGE if page.isdigit() and int(page) > 0 else 0
+    history = lines(data.store(), visible(), player, game)
     rows = []
-    for line in lines(data.store(), visible(), player, game):
+    for line in history[start : start + PAGE]:
         shown = tuple(
             current.get(pid, name) if pid is not None else name
             for pid, name in zip(line.players, line.names, strict=True)
@@ -89,7 +97,15 @@ def history() -> Any:
         )
     people, games = _choices()
     query = request.query_string.decode("ascii", "replace")
-    ctx = HistoryPage(tuple(rows), people, games, str(player or ""), game or "", query)
+
+    def page_query(number: int) -> str:
+        args = {k: v for k, v in request.args.items() if k != "page" and v}
+        return urlencode({**args, "page": number})
+
+    number = start // PAGE + 1
+    older = page_query(number + 1) if start + PAGE < len(history) else ""
+    newer = page_query(number - 1) if start > 0 else ""
+    ctx = HistoryPage(tuple(rows), people, games, str(player or ""), game or "", query, len(history), older, newer)
     return render_template("games_history.html", ctx=ctx)
 
 
@@ -211,7 +227,7 @@ def charts_of(stats: JSON) -> list[Markup]:
     if people:
         out.append(
             bar_chart(
-                tr("Games won"),
+                tr("Win rate"),
                 [Bar(p["name"], float(p["win_rate"] or 0)) for p in people],
                 [tr("Player"), tr("Win rate")],
                 percent=True,
