@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.core import GameLog  # noqa: E402
+from companion.core import GameLog
 
 PEOPLE = ["Anna", "Ben", "Cleo", "Dana", "Emil", "Fiete", "Greta", "Hans"]
 GAMES = ["bone", "bone", "classic", "pokerdice", "sheet", "board"]

@@ -14,6 +14,7 @@ import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from companion.errors import Message
@@ -31,9 +32,8 @@ class Player:
     last: float | None
 
     def to_json(self) -> dict[str, Any]:
-        from web.store import iso
-
-        return {"id": self.id, "name": self.name, "games": self.games, "last": iso(self.last)}
+        last = None if self.last is None else datetime.fromtimestamp(self.last, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return {"id": self.id, "name": self.name, "games": self.games, "last": last}
 
 
 def player_key(name: str) -> str:

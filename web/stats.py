@@ -63,7 +63,12 @@ def _faces_of(action: Mapping[str, Any], previous: Mapping[str, Any] | None) -> 
 def digest_of(game: str, setup: Mapping[str, Any], actions: Sequence[Mapping[str, Any]]) -> JSON:
     """Reduce one game's log to what the statistics need (the fold gives winners and scores)."""
     stored = Setup(game, tuple(setup["players"]), tuple(dict(setup.get("settings") or {}).items()))
-    log = GameLog(rules_for(game), stored, actions)
+    return digest_of_log(GameLog(rules_for(game), stored, actions))
+
+
+def digest_of_log(log: GameLog) -> JSON:
+    """The digest of a log already folded (what a writer holds after an action: no second fold)."""
+    game = log.setup.game
     seats = len(log.setup.players)
     outcome = log.outcome()
     standings = {s.player: s.score for s in log.standings()}

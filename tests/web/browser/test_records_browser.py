@@ -16,7 +16,12 @@ pytestmark = pytest.mark.browser
 SIZES = {"tablet": TABLET, "phone": PHONE}
 WORDS = {
     "en": {"resume": "Resume", "fair": "Are the dice fair?", "per_turn": "Throws used per turn", "rename": "Rename"},
-    "de": {"resume": "Weiterspielen", "fair": "Sind die Würfel fair?", "per_turn": "Würfe pro Zug", "rename": "Umbenennen"},
+    "de": {
+        "resume": "Weiterspielen",
+        "fair": "Sind die Würfel fair?",
+        "per_turn": "Würfe pro Zug",
+        "rename": "Umbenennen",
+    },
 }
 
 
@@ -64,8 +69,8 @@ def import_games(page: Any, server: str) -> list[str]:
 def fits(page: Any) -> None:
     width = page.viewport_size["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    for right in page.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect().right)"):
-        assert right <= width
+    rights = page.evaluate("Array.from(document.querySelectorAll('svg.chart'), s => s.getBoundingClientRect().right)")
+    assert all(right <= width for right in rights)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
