@@ -153,6 +153,12 @@ def test_players_are_renamed_merged_and_offered_for_a_new_game(browser: Any, ser
         names = page.locator("datalist#known-players option").evaluate_all("os => os.map(o => o.value)")
         assert {"Anna", "Ben", new} <= set(names)
         assert page.locator("#player-0").get_attribute("list") == "known-players"
+        # a tap seats a player from earlier games on the first free seat, once
+        page.locator("button.known[data-name=Anna]").click()
+        page.locator("button.known[data-name=Anna]").click()
+        page.locator(f"button.known[data-name={new}]").click()
+        assert page.locator("#player-0").input_value() == "Anna"
+        assert page.locator("#player-1").input_value() == new
         players = page.evaluate("fetch('/api/players').then(r => r.json())")["players"]
         assert {p["name"]: p["games"] for p in players} == {"Anna": 2, "Ben": 3, new: 1}
     finally:
