@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ HAND_GAMES = frozenset({"bone", "classic", "pokerdice"})  # games whose hands ar
 LOWER_IS_BETTER = frozenset({"classic"})  # its score counts strikes
 MAX_THROWS = 3
 
-__all__ = ["Filter", "digest_of", "digests", "figures", "hand_odds", "visible_games"]
+__all__ = ["Filter", "digest_of", "digests", "figures", "hand_odds", "visible_games", "warm_digests"]
 
 
 # ---------------------------------------------------------------------------------------------- one game
@@ -203,6 +204,24 @@ def digests(store: Any, game_ids: Iterable[str] | None = None) -> dict[str, JSON
     for gid, dig in out.items():
         dig["players"] = [seats.get(gid, {}).get(i) for i in range(len(dig["names"]))]
     return out
+
+
+def warm_digests(store: Any, chunk: int = 25, pause: float = 0.02) -> int:
+    """Digest every game whose digest is missing or stale, a few games at a time with a pause between, so the first
+    visit to the statistics after an upgrade (or a long evening) finds them ready. Run by ``becher serve`` in a
+    background thread; a store closed meanwhile just ends it. Returns how many games were digested."""
+    try:
+        rows = store.conn().execute(
+            "SELECT g.id FROM games g LEFT JOIN digests d ON d.game_id = g.id"
+            " WHERE d.revision IS NULL OR d.revision != g.revision"
+        )
+        ids = [str(r[0]) for r in rows.fetchall()]
+        for i in range(0, len(ids), chunk):
+            digests(store, ids[i : i + chunk])
+            time.sleep(pause)
+    except (sqlite3.Error, AttributeError):
+        return 0
+    return len(ids)
 
 
 # ---------------------------------------------------------------------------------------------- figures

@@ -335,3 +335,15 @@ def test_poker_dice_are_judged_apart_over_their_six_faces(client: Device) -> Non
     assert dice["poker"]["counts"] == [1, 0, 0, 0, 0, 5] and dice["pip"]["faces"] == 0
     rows = read_csv(client.get(f"/api/games/{game}/throws.csv").data)
     assert [r[6:9] for r in rows[1:]] == [["A A A A 9", "", "A A A A 9"], ["A A A A A", "1 2 3 4", "A"]]
+
+
+def test_digests_are_warmed_ahead_of_the_first_visit(client: Device, history: dict[str, str], app: Flask) -> None:
+    from web.stats import warm_digests
+
+    store = app.extensions["becher.store"]
+    assert warm_digests(store, pause=0) == 2  # none cached yet (the history fixture only wrote games)
+    cached = dict(store.conn().execute("SELECT game_id, revision FROM digests").fetchall())
+    assert cached == {gid: store.row(gid).revision for gid in history.values()}
+    assert warm_digests(store, pause=0) == 0
+    client.play(history["two"], stand(0))  # a game changed: only it is digested again
+    assert warm_digests(store, pause=0) == 1
