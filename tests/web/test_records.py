@@ -304,6 +304,9 @@ def test_throws_csv_counts_only_the_dice_thrown(client: Device, history: dict[st
     everything = read_csv(client.get("/api/throws.csv").data)
     assert len(everything) == 1 + 7 + 1
     assert client.get("/api/games/nope/throws.csv").status_code == 404
+    # beside the JSON-lines export on the game's own history page
+    page = client.get(f"/history/{history['one']}").get_data(as_text=True)
+    assert f"/api/games/{history['one']}/export" in page and f"/api/games/{history['one']}/throws.csv" in page
 
 
 # ---------------------------------------------------------------------------------------------- becher stats
