@@ -100,6 +100,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     access.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(camera_api.bp)
+    from web import records
+
+    app.register_blueprint(records.bp)
     _register_errors(app)
     web.pages.register(app)
 

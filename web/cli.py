@@ -171,6 +171,45 @@ def cmd_read(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    """The statistics page's figures as JSON (the answer of ``GET /api/stats``), over every game in the database."""
+    import re
+
+    from web.app import data_dir
+    from web.players import player_key
+    from web.stats import Filter, figures
+    from web.store import Store, Unusable
+
+    path = Path(args.db).expanduser() if args.db else data_dir() / "becher.sqlite3"
+    if not path.is_file():
+        return _error(f"There is no database at {path}; name Becher's file with --db.")
+    for name in ("since", "until"):
+        value = getattr(args, name)
+        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return _error(f"--{name} must be a date like 2026-03-31, not {value!r}.")
+    if args.game is not None:
+        try:
+            rules_for(args.game)
+        except BecherError as exc:
+            return _error(str(exc))
+    try:
+        store = Store(path)
+    except Unusable as exc:
+        return _error(str(exc))
+    try:
+        ids = []
+        for name in args.player or []:
+            row = store.conn().execute("SELECT id FROM players WHERE key = ?", (player_key(name),)).fetchone()
+            if row is None:
+                return _error(f"No player is called {name!r}; the players are listed by GET /api/players.")
+            ids.append(int(row[0]))
+        flt = Filter(tuple(ids), args.game, args.since, args.until, args.game_id, args.dice)
+        print(json.dumps({"ok": True, "stats": figures(store, flt)}, ensure_ascii=False, indent=1))
+    finally:
+        store.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="becher", description="Becher: a scoring companion for dice poker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -217,6 +256,16 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="fold an exported action log and print the standings")
     replay.add_argument("file", help="JSON-lines log, or - for standard input")
     replay.set_defaults(func=cmd_replay)
+
+    stats = sub.add_parser("stats", help="the statistics and the dice's fairness as JSON (as the statistics page)")
+    stats.add_argument("--db", default=None, help="SQLite file (default: in the user's data folder)")
+    stats.add_argument("--player", action="append", metavar="NAME", help="a player (repeatable; default: everyone)")
+    stats.add_argument("--game", default=None, help="one kind of game (bone, classic, pokerdice, sheet, board)")
+    stats.add_argument("--since", default=None, metavar="YYYY-MM-DD", help="first day (UTC) of the period")
+    stats.add_argument("--until", default=None, metavar="YYYY-MM-DD", help="last day (UTC) of the period")
+    stats.add_argument("--game-id", default=None, help="one played game")
+    stats.add_argument("--dice", choices=["pip", "poker"], default=None, help="one kind of dice")
+    stats.set_defaults(func=cmd_stats)
     return parser
 
 

@@ -19,6 +19,7 @@ import shlex
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +372,9 @@ def _serve(
         app.config["PUBLIC_URL"] = url.rstrip("/")
     print_banner(url, https, database, loopback_warning(host, shown, port, https, args.db))
     app.extensions["becher.readers"].run(photos.warm_up)
+    from web.stats import warm_digests
+
+    threading.Thread(target=warm_digests, args=(app.extensions["becher.store"],), daemon=True).start()
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt

@@ -77,6 +77,24 @@ CREATE TABLE IF NOT EXISTS members (
     PRIMARY KEY (game_id, device)
 );
 CREATE INDEX IF NOT EXISTS members_device ON members(device);
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    key TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS game_players_player ON game_players(player_id);
+CREATE TABLE IF NOT EXISTS digests (
+    game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    revision INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
 """
 
 # Columns added since the first release: an older Becher's database gets them when opened (the values older games
@@ -305,6 +323,10 @@ class Store:
                 "so no game is lost; keep it on a local disk, not a network share."
             )
         conn.executescript(SCHEMA)
+        from web.players import link_unlinked
+
+        with self._write() as wconn:  # games of an older Becher get their players remembered (web/players.py)
+            link_unlinked(wconn)
 
     def _why(self, exc: sqlite3.Error) -> str:
         text = str(exc)
@@ -587,6 +609,9 @@ class Store:
                     )
             for device, seat in (seats or {}).items():
                 conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
+            from web.players import link_game
+
+            link_game(conn, game_id, log.setup.players, now)
             self._remember(game_id, count, log)
         return self.game(game_id)
 

@@ -38,6 +38,7 @@ class StartPage:
     join_error: bool
     default_players: int = 2
     name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
+    known: tuple[str, ...] = ()  # players remembered from earlier games, offered as each name is typed
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -64,6 +65,14 @@ def recent_games() -> tuple[RecentGame, ...]:
     return tuple(out)
 
 
+def known_players() -> tuple[str, ...]:
+    """The names of the players this device has seen at its games, most recent first (web/players.py)."""
+    from web.players import players
+    from web.records import visible
+
+    return tuple(p.name for p in players(data.store().conn(), visible()))
+
+
 @bp.get("/")
 def index() -> Any:
     ctx = StartPage(
@@ -72,6 +81,7 @@ def index() -> Any:
         colours=COLOURS,
         join_error=request.args.get("join_error") == "1",
         name_limit=NAME_LIMIT,
+        known=known_players(),
     )
     return render_template("start.html", ctx=ctx)
 

@@ -1,0 +1,328 @@
+"""The pages of what is kept across games: the history of every game, the remembered players, the statistics with
+their charts and the dice's fairness. Figures come from web/stats.py (as ``GET /api/stats`` and ``becher stats``);
+the pictures are SVG drawn here (web/charts.py), each with its figures as a table for screen readers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Blueprint, render_template, request
+from markupsafe import Markup
+
+from companion.core import all_rules, rules_for
+from companion.dice import DiceKind, face_label
+from companion.errors import BecherError
+from web.charts import Bar, Series, bar_chart, line_chart
+from web.pages.i18n import tr
+from web.pages.model import game_name
+
+bp = Blueprint("records_pages", __name__)
+PAGE = 100  # games a history page lists; older ones on the next pages
+
+JSON = dict[str, Any]
+
+
+def _name(game: str) -> str:
+    try:
+        return game_name(rules_for(game))
+    except BecherError:
+        return game
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    id: str
+    date: str
+    game: str
+    players: tuple[str, ...]
+    winners: tuple[str, ...]
+    status: str
+    open: bool
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Template context of ``games_history.html``: the filter's choices and the games, newest first."""
+
+    rows: tuple[HistoryRow, ...]
+    players: tuple[Choice, ...]
+    games: tuple[Choice, ...]
+    player: str
+    game: str
+    query: str
+    total: int = 0
+    older: str = ""  # the query of the next page of older games ("": none)
+    newer: str = ""
+
+
+def _choices() -> tuple[tuple[Choice, ...], tuple[Choice, ...]]:
+    from web.pages import data
+    from web.players import players
+    from web.records import visible
+
+    people = tuple(Choice(str(p.id), p.name) for p in players(data.store().conn(), visible()))
+    games = tuple(Choice(r.id, game_name(r)) for r in all_rules())
+    return people, games
+
+
+@bp.get("/history")
+def history() -> Any:
+    from web.history import lines
+    from web.pages import data
+    from web.records import _player_arg, visible
+
+    player = _player_arg(request.args)
+    game = request.args.get("game") or None
+    current = {p.id: p.name for p in _players_by_id()}
+    page = request.args.get("page", "1")
+    start = (int(page) - 1) * PAGE if page.isdigit() and int(page) > 0 else 0
+    history = lines(data.store(), visible(), player, game)
+    rows = []
+    for line in history[start : start + PAGE]:
+        shown = tuple(
+            current.get(pid, name) if pid is not None else name
+            for pid, name in zip(line.players, line.names, strict=True)
+        )
+        winners = tuple(shown[w] for w in line.winners or () if 0 <= w < len(shown))
+        rows.append(
+            HistoryRow(line.id, line.date, _name(line.game), shown, winners, line.status, line.status == "playing")
+        )
+    people, games = _choices()
+    query = request.query_string.decode("ascii", "replace")
+
+    def page_query(number: int) -> str:
+        args = {k: v for k, v in request.args.items() if k != "page" and v}
+        return urlencode({**args, "page": number})
+
+    number = start // PAGE + 1
+    older = page_query(number + 1) if start + PAGE < len(history) else ""
+    newer = page_query(number - 1) if start > 0 else ""
+    ctx = HistoryPage(tuple(rows), people, games, str(player or ""), game or "", query, len(history), older, newer)
+    return render_template("games_history.html", ctx=ctx)
+
+
+def _players_by_id() -> list[Any]:
+    from web.pages import data
+    from web.players import players
+    from web.records import visible
+
+    return players(data.store().conn(), visible())
+
+
+@dataclass(frozen=True)
+class PlayersPage:
+    """Template context of ``players.html``: the remembered players with their number of games."""
+
+    players: tuple[JSON, ...]
+
+
+@bp.get("/players")
+def players_page() -> Any:
+    people = tuple(p.to_json() for p in _players_by_id())
+    return render_template("players.html", ctx=PlayersPage(people))
+
+
+# ---------------------------------------------------------------------------------------------- statistics
+
+
+@dataclass(frozen=True)
+class DiceSection:
+    kind: str
+    title: str
+    verdict: str
+    promise: str
+    chart: Markup
+    figures: JSON
+
+
+@dataclass(frozen=True)
+class PlayerLine:
+    name: str
+    colour: int
+    played: int
+    won: int
+    win_rate: str
+    per_game: str
+    best: str
+
+
+@dataclass(frozen=True)
+class StatsPage:
+    """Template context of ``stats.html``: the filter, the table per player, the charts, the dice's fairness."""
+
+    players: tuple[Choice, ...]
+    games: tuple[Choice, ...]
+    chosen: tuple[str, ...]
+    game: str
+    since: str
+    until: str
+    dice: str
+    total: int
+    lines: tuple[PlayerLine, ...]
+    charts: tuple[Markup, ...]
+    fairness: tuple[DiceSection, ...]
+    query: str
+    error: str = ""
+    group: JSON = field(default_factory=dict)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{round(value * 100)} %"
+
+
+def dice_section(kind: str, fig: JSON) -> DiceSection:
+    """The fairness test of one kind of dice: the verdict in a sentence, the promise, the faces against fair."""
+    dice_kind = DiceKind(kind)
+    n = int(fig["faces"])
+    if fig["verdict"] == "too_few":
+        verdict = tr("%(n)s faces: too few to tell. The test needs at least 30.", n=n)
+    elif fig["verdict"] == "fair":
+        verdict = tr("%(n)s faces: no sign of an unfair die.", n=n)
+    else:
+        odds = "{:,}".format(int(fig["odds"])).replace(",", "\u202f")
+        verdict = tr(
+            "%(face)s came up %(share)s %% of the time; a fair die does that less than once in %(odds)s such tests.",
+            face=face_label(int(fig["face"]), dice_kind),
+            share=round(float(fig["share"]) * 100),
+            odds=odds,
+        )
+    if fig["more"]:
+        promise = tr(
+            "To catch a die that shows one face a quarter of the time, 9 times in 10, the test needs %(needed)s faces:"
+            " %(more)s more (about %(throws)s throws of five dice).",
+            needed=fig["needed"],
+            more=fig["more"],
+            throws=-(-int(fig["more"]) // 5),
+        )
+    else:
+        promise = tr(
+            "These faces are enough to catch a die that shows one face a quarter of the time, 9 times in 10.",
+        )
+    counts = fig["counts"]
+    bars = [Bar(face_label(i + 1, dice_kind), c / n if n else 0.0, 1 / 6) for i, c in enumerate(counts)]
+    title = tr("Pip dice") if kind == "pip" else tr("Poker dice")
+    chart = bar_chart(
+        tr("%(dice)s: how often each face came up", dice=title),
+        bars,
+        [tr("Face"), tr("Share of faces"), tr("Fair die")],
+        reference_name=tr("Fair die"),
+        percent=True,
+    )
+    return DiceSection(kind, title, verdict, promise, chart, fig)
+
+
+def charts_of(stats: JSON) -> list[Markup]:
+    """The pictures: win rate per player, points per game over time (per game), hands against the odds and throws
+    per turn for the group."""
+    out = []
+    people = stats["players"]
+    if people:
+        out.append(
+            bar_chart(
+                tr("Win rate"),
+                [Bar(p["name"], float(p["win_rate"] or 0)) for p in people],
+                [tr("Player"), tr("Win rate")],
+                percent=True,
+            )
+        )
+    kinds = sorted({pt["kind"] for p in people for pt in p["points"]})
+    for kind in kinds:
+        series = [
+            Series(p["name"], i, tuple((pt["day"], float(pt["points"])) for pt in p["points"] if pt["kind"] == kind))
+            for i, p in enumerate(people)
+        ]
+        series = [s for s in series if s.points]
+        if series:
+            out.append(
+                line_chart(
+                    tr("%(game)s: points per game over time", game=_name(kind)),
+                    series,
+                    [tr("Player"), tr("Date"), tr("Points")],
+                )
+            )
+    for game, hands in sorted(stats["group"]["hands"].items()):
+        turns = hands["turns"]
+        if not turns:
+            continue
+        out.append(
+            bar_chart(
+                tr(
+                    "%(game)s: hands of the first throw against the odds (%(turns)s turns)",
+                    game=_name(game),
+                    turns=turns,
+                ),
+                [Bar(tr(c["label_en"]), c["made"] / turns, c["expected"] / turns) for c in hands["categories"]],
+                [tr("Hand"), tr("Made"), tr("Odds")],
+                reference_name=tr("Odds"),
+                percent=True,
+            )
+        )
+    turns = stats["group"]["turns"]
+    if sum(turns.values()):
+        out.append(
+            bar_chart(
+                tr("Throws used per turn"),
+                [Bar(tr("%(n)s throws", n=k) if k != "1" else tr("1 throw"), float(v)) for k, v in turns.items()],
+                [tr("Throws"), tr("Turns")],
+            )
+        )
+    return out
+
+
+@bp.get("/stats")
+def stats_page() -> Any:
+    from web.api import ApiError
+    from web.pages import data
+    from web.records import stats_filter, visible
+    from web.say import say
+    from web.stats import Filter, figures
+
+    args = {k: v for k, v in request.args.items() if k != "players"}
+    args["players"] = ",".join(request.args.getlist("players"))
+    error = ""
+    try:
+        flt = stats_filter(args)
+    except ApiError as exc:
+        error = say(exc.message)
+        flt = Filter()
+    stats = figures(data.store(), flt, visible())
+    colour = {p["id"]: i for i, p in enumerate(stats["players"])}
+    lines = tuple(
+        PlayerLine(
+            p["name"],
+            colour[p["id"]],
+            p["played"],
+            p["won"],
+            _pct(p["win_rate"]),
+            ", ".join(f"{_name(k)}: {v:g}" for k, v in p["points_per_game"].items()) or "–",
+            ", ".join(f"{_name(k)}: {b['points']} ({b['day']})" for k, b in p["best"].items()) or "–",
+        )
+        for p in stats["players"]
+    )
+    people, games = _choices()
+    fairness = tuple(dice_section(kind, fig) for kind, fig in stats["dice"].items())
+    ctx = StatsPage(
+        people,
+        games,
+        tuple(str(p) for p in flt.players),
+        flt.game or "",
+        flt.since or "",
+        flt.until or "",
+        flt.dice or "",
+        stats["games"],
+        lines,
+        tuple(charts_of(stats)),
+        fairness,
+        request.query_string.decode("ascii", "replace"),
+        error,
+        stats["group"],
+    )
+    return render_template("stats.html", ctx=ctx)

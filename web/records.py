@@ -1,0 +1,173 @@
+"""The API of what is kept across games (contract: docs/api.md "Players, history, statistics"): remembered players
+(rename, merge), the history, the statistics and the dice's fairness, and the CSV exports.
+
+A device sees the games it may read (owned, joined, public; every game from the host's own browser) and the players
+who sat in them; it may rename and merge those players. Nothing here changes a game.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from companion.core import all_rules, rules_for
+from companion.errors import BecherError
+from web import access
+from web.api import body, fail, ok, store_of, whole
+from web.history import history_csv, lines, throws_csv
+from web.players import PlayerError, merge, players, rename
+from web.say import Message
+from web.stats import Filter, figures, visible_games
+
+bp = Blueprint("records", __name__, url_prefix="/api")
+
+JSON = dict[str, Any]
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@bp.before_request
+def _limit_body() -> None:
+    from web.api import BODY_LIMIT
+
+    request.max_content_length = BODY_LIMIT
+
+
+def visible() -> list[str]:
+    store = store_of()
+    return visible_games(store.conn(), access.current_device(), access.is_local())
+
+
+def game_name(game: str) -> str:
+    try:
+        return str(rules_for(game).name_en)
+    except BecherError:
+        return game
+
+
+def _player_arg(args: Mapping[str, str], name: str = "player") -> int | None:
+    raw = args.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        fail(400, "malformed", Message("The parameter '{name}' must be a player's number.", name=name))
+    return int(raw)
+
+
+def stats_filter(args: Mapping[str, str]) -> Filter:
+    """The filter of the statistics from query parameters, each refused by name when it cannot be read."""
+    raw = args.get("players", "").replace(" ", ",")
+    ids = [t for t in raw.split(",") if t]
+    if any(not t.isdigit() for t in ids):
+        fail(400, "malformed", "The parameter 'players' lists players' numbers separated by commas.")
+    game = args.get("game") or None
+    if game is not None and game not in {r.id for r in all_rules()}:
+        fail(400, "malformed", Message("There is no game {game}; pick one from the list.", game=repr(game[:24])))
+    for name in ("since", "until"):
+        value = args.get(name) or None
+        if value is not None and not DAY.fullmatch(value):
+            fail(400, "malformed", Message("The parameter '{name}' must be a date like 2026-03-31.", name=name))
+    dice = args.get("dice") or None
+    if dice is not None and dice not in ("pip", "poker"):
+        fail(400, "malformed", "The parameter 'dice' must be 'pip' or 'poker'.")
+    return Filter(
+        tuple(int(t) for t in ids),
+        game,
+        args.get("since") or None,
+        args.get("until") or None,
+        args.get("game_id") or None,
+        dice,
+    )
+
+
+def _attachment(text: str, filename: str) -> Response:
+    return Response(
+        text.encode("utf-8"),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@bp.get("/players")
+def players_list() -> Response:
+    return ok(players=[p.to_json() for p in players(store_of().conn(), visible())])
+
+
+def _visible_player(player_id: int) -> None:
+    if player_id not in {p.id for p in players(store_of().conn(), visible())}:
+        fail(404, "not_found", Message("There is no player {player}; pick one from the list.", player=player_id))
+
+
+def _player_error(exc: PlayerError) -> None:
+    status = {"not_found": 404, "illegal": 409}.get(exc.code, 400)
+    fail(status, exc.code, exc.message)
+
+
+@bp.post("/players/<int:player_id>")
+def players_rename(player_id: int) -> Response:
+    from web.api import check_names
+
+    data = body()
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        fail(400, "malformed", "Send the player's new name in the field 'name'.")
+    check_names([name])
+    _visible_player(player_id)
+    store = store_of()
+    try:
+        with store._write() as conn:
+            rename(conn, player_id, name)
+    except PlayerError as exc:
+        _player_error(exc)
+    return ok(players=[p.to_json() for p in players(store.conn(), visible())])
+
+
+@bp.post("/players/<int:player_id>/merge")
+def players_merge(player_id: int) -> Response:
+    data = body()
+    into = whole(data, "into")
+    _visible_player(player_id)
+    _visible_player(into)
+    store = store_of()
+    try:
+        with store._write() as conn:
+            merge(conn, player_id, into)
+    except PlayerError as exc:
+        _player_error(exc)
+    return ok(players=[p.to_json() for p in players(store.conn(), visible())])
+
+
+@bp.get("/history")
+def history() -> Response:
+    game = request.args.get("game") or None
+    history = lines(store_of(), visible(), _player_arg(request.args), game)
+    return ok(games=[line.to_json() for line in history])
+
+
+@bp.get("/history.csv")
+def history_export() -> Response:
+    game = request.args.get("game") or None
+    history = lines(store_of(), visible(), _player_arg(request.args), game)
+    return _attachment(history_csv(history, game_name), "becher-history.csv")
+
+
+@bp.get("/throws.csv")
+def throws_export() -> Response:
+    game = request.args.get("game") or None
+    history = lines(store_of(), visible(), _player_arg(request.args), game)
+    return _attachment(throws_csv(store_of(), [line.id for line in history]), "becher-throws.csv")
+
+
+@bp.get("/games/<game_id>/throws.csv")
+def game_throws_export(game_id: str) -> Response:
+    store = store_of()
+    row = store.row(game_id)
+    access.require_read(store, row)
+    return _attachment(throws_csv(store, [game_id]), f"becher-{row.game}-{row.id}-throws.csv")
+
+
+@bp.get("/stats")
+def stats() -> Response:
+    return ok(stats=figures(store_of(), stats_filter(request.args), visible()))
