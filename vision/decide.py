@@ -2,14 +2,12 @@
 
 The pyramid (``Detector.pyramid``) keeps every size a level sees well, so two readings of one spot can both be there:
 a close-up die and its pips (each pip alone looks like a die showing 1), or a block of small dice and the one big die
-it passes for at a coarser level, or a coarse box over the gap between dice. And a table has marks that read as dice:
-dust, a screw hole, a clip. Three rules:
+it passes for at a coarser level. And a table has marks that read as dice: dust, a screw hole, a clip. Two rules (a
+third, a candidate mostly under the boxes of surer dice is none, paid nothing on the unseen sets and went):
 
 * ``nested``: a candidate with smaller ones inside it is one die when it reads surely as a face and most of what lies
   inside reads as a one or as nothing (its pips: a pip alone looks like a die showing 1), with no more sure ones than
   it has pips; otherwise it is the block of the dice inside it.
-* ``covered``: dice lie side by side, not on one another. A candidate not read surely whose box lies mostly
-  (``COVERED``) under the boxes of dice read surer than it is a look at the dice around it, not a die of its own.
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
   read as one big "1"). It is not reported, only kept among the dropped candidates for the count to fall back on.
@@ -35,7 +33,6 @@ ALIKE = 0.05  # two readings of one die this close: the smaller box stays (a coa
 TIGHT = 0.4  # ... to the box of its pips, at least this share of its side (a smaller one is another die)
 WHOLE_SURE = 0.8  # the probability of its face a die must have to stand for what lies inside it
 INNER_SURE = 0.5  # a one read this surely inside a die is a die showing 1 where there are more than its pips
-COVERED = 0.6  # the share of a candidate's box under surer dice' boxes from which it is no die of its own
 SIZE_SURE = 0.8  # confidence of the dice that set the size of a throw
 SIZE_UNSURE = 0.7  # a candidate at least this sure is reported whatever its size
 SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way: not a die of this throw
@@ -102,25 +99,3 @@ def off_size(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
         out[k] = ratio >= SIZE_FACTOR or ratio <= 1 / SIZE_FACTOR
     return out
 
-
-def covered(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """Of the candidates read as dice (``dice``) and not sure (under ``SIZE_UNSURE``), those whose square box lies
-    mostly under the boxes of surer dice (their union, on a grid of 16 x 16 points over the box)."""
-    out = np.zeros(len(c), bool)
-    if int(dice.sum()) < 2:
-        return out
-    half = c.sides / 2
-    lo, hi = c.centres - half[:, None], c.centres + half[:, None]
-    steps = (np.arange(16) + 0.5) / 16
-    for k in np.nonzero(dice & (confs < SIZE_UNSURE))[0]:
-        surer = dice & (confs > confs[k])
-        surer[k] = False
-        if not surer.any():
-            continue
-        xs = lo[k, 0] + steps * c.sides[k]
-        ys = lo[k, 1] + steps * c.sides[k]
-        inx = (xs[None, :] >= lo[surer, 0, None]) & (xs[None, :] < hi[surer, 0, None])  # (surer, 16)
-        iny = (ys[None, :] >= lo[surer, 1, None]) & (ys[None, :] < hi[surer, 1, None])
-        under = (iny[:, :, None] & inx[:, None, :]).any(axis=0)  # (16 y, 16 x)
-        out[k] = float(under.mean()) >= COVERED
-    return out

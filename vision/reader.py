@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classify import Classifier, choose_kind, confidence, is_die, kind_probs
-from vision.decide import DOUBT, covered, nested, off_size
+from vision.decide import DOUBT, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
@@ -27,7 +27,6 @@ class Rules:
     on the unseen sets (``--cand-without``): a rule stays only where they show it does (issue 51)."""
 
     nested: bool = True  # a die read whole stands for the pips inside it; a block of dice for the die it passes for
-    covered: bool = True  # a candidate mostly under the boxes of surer dice is not a die of its own
     size_rule: bool = True  # unsure candidates far off the size of the sure dice near them are not reported
     doubt: bool = True  # dice under DOUBT flagged (else under the model's calibrated threshold)
     reread: bool = True  # crops in doubt read again at all eight views
@@ -98,8 +97,6 @@ class DiceReader:
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         dice = []
         dice_mask = is_die(p, self.classifier.max_background)
-        if self.rules.covered:
-            dice_mask &= ~covered(c, confs, dice_mask)
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
         flag_below = self.classifier.threshold

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.decide import BACKGROUND, SIZE_FACTOR, covered, nested, off_size
+from vision.decide import BACKGROUND, SIZE_FACTOR, nested, off_size
 from vision.detect import BAND_HI, OVERLAP, SWEET, Candidates, keep_bands
 
 
@@ -167,31 +167,3 @@ def test_a_small_die_near_the_centre_of_a_big_candidate_is_another_die_not_the_s
     keep = nested(c, reads((0, 0.95), (0, 0.95), (0, 0.95)))
     assert keep.tolist() == [False, True, True]
 
-
-# ----------------------------------------------------------------------------------------------------- covered
-
-
-def test_a_box_over_the_gap_between_dice_is_no_die_of_its_own() -> None:
-    # fisheye 00090: three big dice read surely and a coarse box between them read as a 1 at 0.5
-    c = cands((352, 355, 379, 0.9), (559, 353, 256, 0.9), (379, 583, 184, 0.9), (498, 499, 234, 0.4))
-    confs = np.array([0.99, 0.99, 0.97, 0.5])
-    assert covered(c, confs, np.ones(4, bool)).tolist() == [False, False, False, True]
-
-
-def test_dice_touching_are_all_dice() -> None:
-    # two dice side by side, their boxes overlapping a little where the dice are turned
-    c = cands((100, 100, 60, 0.9), (155, 100, 60, 0.9), (210, 105, 60, 0.9))
-    assert not covered(c, np.array([0.99, 0.6, 0.98]), np.ones(3, bool)).any()
-
-
-def test_a_die_read_surely_stands_in_a_crowd() -> None:
-    # a tray of dice whose boxes overlap much (phone-tray): a die read at 0.9 is a die whatever lies around it
-    c = cands((100, 100, 60, 0.9), (140, 100, 60, 0.9), (120, 130, 60, 0.9), (120, 110, 50, 0.9))
-    assert not covered(c, np.array([0.99, 0.98, 0.97, 0.9]), np.ones(4, bool)).any()
-
-
-def test_only_surer_dice_cover() -> None:
-    c = cands((100, 100, 60, 0.9), (110, 100, 60, 0.9))
-    confs = np.array([0.6, 0.95])
-    assert covered(c, confs, np.ones(2, bool)).tolist() == [True, False]
-    assert not covered(c, confs, np.array([False, True])).any()  # what is no die covers nothing
