@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from companion import numbers
 from companion.dice import DiceKind, parse_dice, parse_kind
 from companion.errors import IllegalAction, MalformedInput, Message
 
@@ -549,10 +550,21 @@ class GameLog:
                 continue
             line_numbers.append(number)
             try:
-                rows.append(json.loads(line))
+                rows.append(numbers.loads(line))
+            except numbers.TooLarge:
+                raise MalformedInput(
+                    "Line {number} of the log holds a number larger than Becher takes (at most {largest}); send the "
+                    ".jsonl file Becher exported.",
+                    number=number,
+                    largest=numbers.LARGEST,
+                ) from None
             except json.JSONDecodeError as exc:
                 raise MalformedInput(
                     "Line {number} of the log is not JSON: {msg}.", number=number, msg=exc.msg
+                ) from None
+            except ValueError:  # NaN or Infinity, which Python reads and JSON does not have
+                raise MalformedInput(
+                    "Line {number} of the log is not JSON: {msg}.", number=number, msg="NaN or Infinity"
                 ) from None
             except RecursionError:  # the parser's own limit: a line built to exhaust the stack
                 raise MalformedInput(

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 import segno
 from flask import Blueprint, Flask, Response, current_app, request
 
+from companion import numbers
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
 from companion.errors import N_, BecherError, IllegalAction, MalformedInput
@@ -88,27 +89,38 @@ JSON_DEPTH = 16  # deeper than any action or setting; stops bodies built to exha
 NAME_LIMIT = 40  # characters of a player's name: a score block column, not a letter
 
 
-def body() -> JSON:
-    """The request's JSON object; {} for an empty body. Refused: another content type (415), more than the body
-    limit (413), what is not JSON, nested too deep or holds text that is not Unicode (400)."""
+def body(example: str | None = None) -> JSON:
+    """The request's JSON object; {} for an empty body, unless ``example`` (a route where an empty body would still
+    change something, such as clearing a seat: refused with 400 and the example). Refused: another content type (415),
+    more than the body limit (413), what is not JSON, nested too deep or holds text that is not Unicode (400)."""
     raw = raw_body()
     if not raw.strip():
+        if example is not None:
+            fail(400, "malformed", Message("The body is empty; send a JSON object such as {example}.", example=example))
         return {}
     if not request.is_json:
         fail(415, "not_json", "Send the body as JSON with the header 'Content-Type: application/json'.")
     try:
-        data = json.loads(raw, parse_constant=_no_constant)
+        data = numbers.loads(raw)
+    except numbers.TooLarge:
+        name = numbers.field_too_large(raw)
+        fail(
+            400,
+            "malformed",
+            Message("The body holds a number larger than Becher takes (at most {largest}).", largest=numbers.LARGEST)
+            if name is None
+            else Message(
+                "The field '{name}' holds a number larger than Becher takes (at most {largest}).",
+                name=name[:24],
+                largest=numbers.LARGEST,
+            ),
+        )
     except (ValueError, RecursionError):
         fail(400, "malformed", "The body is not valid JSON; send a JSON object.")
     if not isinstance(data, dict):
         fail(400, "malformed", "The body must be a JSON object.")
     check_json(data, "The body")
     return data
-
-
-def _no_constant(name: str) -> Any:
-    """NaN and Infinity are not JSON (Python reads them); stored, they would make exported logs unreadable."""
-    raise ValueError(f"{name} is not JSON")
 
 
 def raw_body() -> bytes:
@@ -205,15 +217,26 @@ def hidden_characters(text: str) -> bool:
     return False
 
 
-def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
+def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0, maximum: int = numbers.LARGEST) -> int:
+    """A whole number field of a JSON body within its range (companion/numbers.py: the one reading of numbers)."""
     value = data.get(name, default)
     if value is None:
         fail(400, "malformed", Message("The field '{name}' is missing; send it as a whole number.", name=name))
     if isinstance(value, bool) or not isinstance(value, int):
         fail(400, "malformed", Message("The field '{name}' must be a whole number.", name=name))
-    if value < minimum:
-        fail(400, "malformed", Message("The field '{name}' must be at least {minimum}.", name=name, minimum=minimum))
-    return value
+    number = numbers.whole(value, minimum, maximum)
+    if number is None:
+        fail(
+            400,
+            "malformed",
+            Message(
+                "The field '{name}' must be a whole number from {minimum} to {maximum}.",
+                name=name,
+                minimum=minimum,
+                maximum=maximum,
+            ),
+        )
+    return number
 
 
 def flag(data: JSON, name: str, default: bool = False) -> bool:
@@ -537,7 +560,7 @@ def seat_set(game_id: str) -> Response:
     store = store_of()
     row = game_row(game_id)
     access.require_write(store, row)
-    data = body()
+    data = body(example='{"seat": 1}')
     device = data.get("device", current_device())
     if not isinstance(device, str):
         fail(400, "malformed", "The field 'device' must be a device id from the game's members.")
@@ -697,7 +720,8 @@ def photo_count(state: JSON) -> tuple[int | None, int | None]:
         raw = request.args.get(name)
         if raw is None or raw == "":
             continue
-        if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
+        number = numbers.whole_text(raw, 1, MAX_COUNT)
+        if number is None:
             fail(
                 400,
                 "malformed",
@@ -705,7 +729,7 @@ def photo_count(state: JSON) -> tuple[int | None, int | None]:
                     "The parameter '{name}' must be a number of dice from 1 to {number}.", name=name, number=MAX_COUNT
                 ),
             )
-        asked[name] = int(raw)
+        asked[name] = number
     if "count" in asked:
         count = asked["count"]
         on_table = asked.get("on_table", on_table if on_table is not None and on_table > count else None)
@@ -763,10 +787,7 @@ def games_events(game_id: str) -> Response:
     store = store_of()
     access.require_read(store, game_row(game_id))
     raw = request.headers.get("Last-Event-ID") or request.args.get("last")
-    try:
-        last = int(raw) if raw is not None and raw != "" else None
-    except ValueError:
-        last = None
+    last = numbers.whole_text(raw)  # anything else: the device gets the current game, as a new one would
 
     hub = hub_of()
     if hub.watchers() >= int(current_app.config["LIVE_MAX_STREAMS"]):

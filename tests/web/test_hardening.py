@@ -1,0 +1,162 @@
+"""Hardening, round two (issue 55): huge numbers, long games, headers past the limit, bodies that are not JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.web.conftest import BONE_ROUND, Device
+from tests.web.test_hostile import png, snapshot
+
+HUGE = [10**30, 2**63, -(2**63) - 1, 2**53]
+
+
+# ---------------------------------------------------------------------------------------------- huge integers
+
+
+@pytest.mark.parametrize("count", HUGE)
+def test_an_undo_of_a_huge_count_is_a_clear_400_and_changes_nothing(app: Flask, client: Device, count: int) -> None:
+    game = client.create()
+    assert client.play(game["id"], BONE_ROUND[0], seen=0).status_code == 201
+    before = snapshot(app)
+    r = client.post(f"/api/games/{game['id']}/undo", json={"seen": 1, "count": count})
+    assert r.status_code == 400 and r.json["code"] == "malformed", r.json
+    assert "count" in r.json["error"]
+    assert snapshot(app) == before
+
+
+@pytest.mark.parametrize("field", ["seen", "revision"])
+@pytest.mark.parametrize("value", HUGE)
+def test_huge_seen_and_revision_are_a_clear_400(client: Device, field: str, value: int) -> None:
+    game = client.create()
+    body: dict[str, Any] = {"seen": 0, "revision": 0, "action": BONE_ROUND[0], field: value}
+    r = client.post(f"/api/games/{game['id']}/actions", json=body)
+    assert r.status_code == 400 and field in r.json["error"], r.json
+    assert client.get(f"/api/games/{game['id']}").json["game"]["state"]["actions"] == 0
+
+
+@pytest.mark.parametrize("value", HUGE)
+def test_a_huge_seat_is_a_clear_400(client: Device, value: int) -> None:
+    game = client.create()
+    r = client.post(f"/api/games/{game['id']}/seat", json={"seat": value})
+    assert r.status_code == 400 and "seat" in r.json["error"], r.json
+
+
+@pytest.mark.parametrize("digits", ["9" * 5000, "9" * 30, "²", "１２", "+3", " 3"])
+def test_a_photo_count_that_is_no_small_number_is_a_clear_400(app: Flask, client: Device, digits: str) -> None:
+    game = client.create()
+    before = snapshot(app)
+    r = client.post(f"/api/games/{game['id']}/photos?count={digits}", data=png(), headers={"Content-Type": "image/png"})
+    assert r.status_code == 400 and r.json["code"] == "malformed", r.json
+    assert "count" in r.json["error"] and len(r.json["error"]) < 200
+    assert snapshot(app) == before
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"type": "stand", "player": ' + "9" * 5000 + "}",
+        '{"type": "stand", "player": ' + "9" * 4000 + "}",
+        '{"type": "throw", "player": 0, "dice": [1, 2, 3, 4, ' + "5" * 40 + "]}",
+        '{"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5], "held": [' + "1" * 30 + "]}",
+        '{"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 1e999]}',
+    ],
+)
+def test_an_import_line_with_a_huge_number_is_a_clear_400_naming_the_line(
+    app: Flask, client: Device, line: str
+) -> None:
+    header = json.dumps({"becher": 1, "game": "bone", "players": ["A", "B"], "settings": {}})
+    before = snapshot(app)
+    r = client.post(
+        "/api/games/import",
+        data=header + "\n" + '{"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5]}\n' + line + "\n",
+        headers={"Content-Type": "application/x-ndjson"},
+    )
+    assert r.status_code == 400 and r.json["code"] == "malformed", r.json
+    assert "3" in r.json["error"] and len(r.json["error"]) < 300, r.json["error"]
+    assert snapshot(app) == before
+
+
+@pytest.mark.parametrize("value", ["1" * 40, "9" * 5000, "1e999"])
+def test_huge_numbers_in_a_new_games_settings_or_action_are_a_clear_400(client: Device, value: str) -> None:
+    raw = '{"game": "bone", "players": ["A", "B"], "settings": {"rounds": ' + value + "}}"
+    r = client.post("/api/games", data=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and len(r.json["error"]) < 300, r.json
+    game = client.create()
+    raw = '{"seen": 0, "action": {"type": "stand", "player": ' + value + "}}"
+    r = client.post(f"/api/games/{game['id']}/actions", data=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and len(r.json["error"]) < 300, r.json
+
+
+LINE = '{"type": "stand", "player": 1' + "0" * 40 + "}"
+
+
+@pytest.mark.parametrize(
+    ("url", "raw", "content_type"),
+    [
+        ("/api/games/{id}/undo", '{"seen": 0, "count": 1' + "0" * 30 + "}", "application/json"),
+        ("/api/games/{id}/undo", "[1" + "0" * 30 + "]", "application/json"),
+        ("/api/games/{id}/undo", '{"seen": 0, "count": 0}', "application/json"),
+        ("/api/games/import", '{"becher": 1, "game": "bone", "players": ["A", "B"]}\n' + LINE, "text/plain"),
+    ],
+)
+def test_the_number_sentences_are_said_in_every_language(client: Device, url: str, raw: str, content_type: str) -> None:
+    game = client.create()
+    said = set()
+    for lang in ("en", "de", "fr", "it", "es", "pt", "nl", "pl"):
+        client.client.set_cookie("becher_lang", lang)
+        r = client.post(url.format(id=game["id"]), data=raw, headers={"Content-Type": content_type})
+        assert r.status_code == 400
+        said.add(r.json["error"])
+    assert len(said) == 8, said
+
+
+def test_a_huge_last_event_id_is_taken_as_none(client: Device, new_device: Callable[[], Device]) -> None:
+    game = client.create()
+    r = client.get(f"/api/games/{game['id']}/events?last=" + "9" * 5000, buffered=False)
+    assert r.status_code == 200
+    r.close()
+
+
+# ---------------------------------------------------------------------------------------------- bodies and headers
+
+
+@pytest.mark.parametrize(("raw", "content_type"), [(b"", "application/json"), (b"  \n", "application/json"), (b"", "")])
+def test_a_seat_with_an_empty_body_is_refused_and_the_seat_kept(
+    client: Device, join: Callable[[str], Device], raw: bytes, content_type: str
+) -> None:
+    game = client.create(bound_seats=True)
+    phone = join(game["id"])
+    assert phone.post(f"/api/games/{game['id']}/seat", json={"seat": 1}).status_code == 200
+    r = phone.post(f"/api/games/{game['id']}/seat", data=raw, headers={"Content-Type": content_type})
+    assert r.status_code == 400 and r.json["code"] == "malformed", r.json
+    assert '{"seat": 1}' in r.json["error"]
+    assert phone.get(f"/api/games/{game['id']}").json["you"]["seat"] == 1
+    r = phone.post(f"/api/games/{game['id']}/seat", data=b"seat=1", headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and r.json["code"] == "not_json"
+    assert phone.get(f"/api/games/{game['id']}").json["you"]["seat"] == 1
+
+
+def test_the_camera_watch_with_an_empty_body_is_refused_and_keeps_watching(client: Device) -> None:
+    game = client.create()
+    assert client.post("/api/camera/watch", json={"game": game["id"]}).status_code == 200
+    r = client.post("/api/camera/watch", data=b"", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json["code"] == "malformed", r.json
+    assert client.get("/api/camera").json["camera"]["game"] == game["id"]
+    assert client.post("/api/camera/watch", json={"game": None}).status_code == 200
+    assert client.get("/api/camera").json["camera"]["game"] is None
+
+
+@pytest.mark.parametrize("value", ["0", "yes", "true", "2", " ", "11"])
+def test_writes_need_the_header_x_becher_1_exactly_as_the_docs_say(app: Flask, client: Device, value: str) -> None:
+    client.create()
+    before = snapshot(app)
+    r = client.client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}, headers={"X-Becher": value})
+    assert r.status_code == 403 and "X-Becher: 1" in r.get_json()["error"], r.get_json()
+    assert snapshot(app) == before
+    r = client.client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}, headers={"X-Becher": "1"})
+    assert r.status_code == 201
