@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,8 @@ from flask import Flask
 
 from tests.web.conftest import BONE_ROUND, Device
 from tests.web.test_hostile import png, snapshot
+from tests.web.test_server import Server
+from tests.web.test_slow_clients import read_answer
 
 HUGE = [10**30, 2**63, -(2**63) - 1, 2**53]
 
@@ -160,3 +164,67 @@ def test_writes_need_the_header_x_becher_1_exactly_as_the_docs_say(app: Flask, c
     assert snapshot(app) == before
     r = client.client.post("/api/games", json={"game": "bone", "players": ["A", "B"]}, headers={"X-Becher": "1"})
     assert r.status_code == 201
+
+
+# ---------------------------------------------------------------------------------------------- the gate
+
+
+def test_a_whole_header_block_past_the_limit_is_431(tmp_path: Path) -> None:
+    """A 200 KB header line that arrives whole (and at once) is refused as the gate's limit says, not served."""
+    from web import gate
+
+    server = Server(tmp_path).start()
+    try:
+        for size in (gate.HEAD_LIMIT + 10, 200 * 1024):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                sock.sendall(b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n")
+                answer = read_answer(sock, 10)
+            assert answer.startswith(b"HTTP/1.1 431"), answer[:100]
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:  # under the limit: served
+            sock.sendall(
+                b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: "
+                + b"a" * 30_000
+                + b"\r\n\r\n"
+            )
+            answer = read_answer(sock, 10)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:100]
+    finally:
+        server.stop()
+
+
+class Stalled:
+    """cheroot's known-length body over a socket on which nothing more arrives (its timeout runs out)."""
+
+    def __init__(self) -> None:
+        self.remaining = 5_000_000
+        self.rfile = self
+
+    def read1(self, size: int) -> bytes:
+        raise TimeoutError("timed out")
+
+    def readline(self, size: int | None = None) -> bytes:
+        raise TimeoutError("timed out")
+
+
+@pytest.mark.parametrize("how", ["read", "readline"])
+def test_a_stalled_large_body_is_408_too_slow(how: str) -> None:
+    from werkzeug.exceptions import RequestTimeout
+
+    from web import gate
+
+    body = gate.PacedBody(Stalled(), allowed=True)
+    with pytest.raises(RequestTimeout) as caught:
+        getattr(body, how)(65536)
+    assert "too slowly" in str(caught.value.description)
+
+
+def test_a_stalled_photo_is_answered_408_too_slow_by_the_api(app: Flask, client: Device) -> None:
+    from web import gate
+
+    game = client.create()
+    r = client.post(
+        f"/api/games/{game['id']}/photos",
+        headers={"Content-Type": "image/jpeg"},
+        environ_overrides={"wsgi.input": gate.PacedBody(Stalled(), allowed=True), "CONTENT_LENGTH": "5000000"},
+    )
+    assert r.status_code == 408 and r.json["code"] == "too_slow", r.json
