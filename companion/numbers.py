@@ -43,9 +43,16 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_int=_int, parse_float=_float, parse_constant=_constant)
+
+
 def loads(text: str | bytes) -> Any:
     """``json.loads`` for text from outside: TooLarge for a number out of range, ValueError for what is not JSON."""
-    return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    if isinstance(text, (bytes, bytearray)):  # as json.loads reads bytes
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
+    elif text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
 
 
 def whole(value: object, minimum: int = 0, maximum: int = LARGEST) -> int | None:

@@ -228,3 +228,132 @@ def test_a_stalled_photo_is_answered_408_too_slow_by_the_api(app: Flask, client:
         environ_overrides={"wsgi.input": gate.PacedBody(Stalled(), allowed=True), "CONTENT_LENGTH": "5000000"},
     )
     assert r.status_code == 408 and r.json["code"] == "too_slow", r.json
+
+
+# ---------------------------------------------------------------------------------------------- long games
+
+
+def tie_log(actions: int) -> str:
+    """A legal Bone log that grows without end: one round, then extra rounds that always tie."""
+    lines = [json.dumps({"becher": 1, "game": "bone", "players": ["Anna", "Ben"], "settings": {"rounds": 1}})]
+    for n in range(actions):
+        player = (n // 2) % 2
+        action = {"type": "throw", "player": player, "dice": [6, 6, 6, 5, 5]} if n % 2 == 0 else None
+        lines.append(json.dumps(action or {"type": "stand", "player": player}))
+    return "\n".join(lines) + "\n"
+
+
+def next_tie_action(seen: int) -> dict[str, Any]:
+    player = (seen // 2) % 2
+    return (
+        {"type": "throw", "player": player, "dice": [6, 6, 6, 5, 5]}
+        if seen % 2 == 0
+        else {"type": "stand", "player": player}
+    )
+
+
+class Counted:
+    """Counts calls of a method of the round games' rules (each fold applies every action; each view builds every
+    settled round's JSON unless it is kept)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        from companion.rounds import RoundRules
+
+        self.calls = 0
+        original = getattr(RoundRules, name)
+
+        def counting(*args: Any, **kw: Any) -> Any:
+            self.calls += 1
+            return original(*args, **kw)
+
+        monkeypatch.setattr(RoundRules, name, counting)
+
+
+def test_a_long_game_is_folded_once_on_import_and_never_again_to_read_write_export_or_advise(
+    client: Device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    applied = Counted(monkeypatch, "apply")
+    built = Counted(monkeypatch, "hand_json")
+    r = client.post("/api/games/import", data=tie_log(800), headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    game_id = r.json["game"]["id"]
+    assert applied.calls == 800
+    applied.calls = built.calls = 0
+    for _ in range(3):
+        assert client.get(f"/api/games/{game_id}").status_code == 200
+    assert client.get(f"/api/games/{game_id}/export").status_code == 200
+    assert client.get(f"/api/games/{game_id}/advice").status_code in (200, 409)
+    assert applied.calls == 0
+    for seen in range(800, 804):  # one extra round more: four actions, one of them settles the round
+        assert client.play(game_id, next_tie_action(seen), seen=seen).status_code == 201
+    assert applied.calls == 4
+    assert built.calls <= 2 * 4  # the new round's hands, not the 400 rounds' before
+    r = client.post(f"/api/games/{game_id}/undo", json={"seen": 804, "count": 3})
+    assert r.status_code == 200
+    assert applied.calls <= 4 + 32  # an undo folds again from the nearest kept state, not from the start
+    assert client.get(f"/api/games/{game_id}").json["game"]["state"]["actions"] == 801
+
+
+def test_a_long_games_answers_are_what_a_fresh_fold_gives(app: Flask, client: Device) -> None:
+    """The kept state, the kept round texts and the joined answer text agree with folding the log anew."""
+    from companion.core import GameLog
+
+    text = tie_log(400)
+    r = client.post("/api/games/import", data=text, headers={"Content-Type": "application/x-ndjson"})
+    game_id = r.json["game"]["id"]
+    for seen in range(400, 406):
+        assert client.play(game_id, next_tie_action(seen), seen=seen).status_code == 201
+    assert client.post(f"/api/games/{game_id}/undo", json={"seen": 406, "count": 5}).status_code == 200
+    answer = client.get(f"/api/games/{game_id}").json["game"]
+    fresh = GameLog.from_jsonl(client.get(f"/api/games/{game_id}/export").data.decode())
+    assert len(fresh) == 401
+    assert answer["state"] == json.loads(json.dumps(fresh.summary()))
+    app.extensions["becher.store"]._logs.clear()  # folded again from the database: the same
+    app.extensions["becher.store"]._views.clear()
+    assert client.get(f"/api/games/{game_id}").json["game"] == answer
+
+
+def test_creating_games_is_limited_per_network_address_too(app: Flask, new_device: Callable[[], Device]) -> None:
+    """Requests without a cookie are a new device each time; the address's own limit stops them."""
+    app.config["GAMES_PER_HOUR_ADDRESS"] = 2
+    log = tie_log(8)
+    for _ in range(2):
+        r = new_device().post("/api/games/import", data=log, headers={"Content-Type": "application/x-ndjson"})
+        assert r.status_code == 201
+    before = snapshot(app)
+    r = new_device().post("/api/games/import", data=log, headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 429 and r.json["code"] == "too_many" and "network address" in r.json["error"]
+    r = new_device().post("/api/games", json={"game": "bone", "players": ["A", "B"]})
+    assert r.status_code == 429 and r.json["code"] == "too_many"
+    assert snapshot(app) == before
+    other = new_device()
+    r = other.post("/api/games", json={"game": "bone", "players": ["A", "B"]}, environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert r.status_code == 201
+
+
+def test_imported_actions_are_limited_per_network_address_and_a_refused_log_costs_nothing(
+    app: Flask, new_device: Callable[[], Device]
+) -> None:
+    app.config["IMPORT_ACTIONS_PER_HOUR"] = 100
+    assert (
+        new_device().post("/api/games/import", data=tie_log(60), headers={"Content-Type": "text/plain"}).status_code
+        == 201
+    )
+    bad = tie_log(32).replace('"stand"', '"sit"', 1)
+    assert new_device().post("/api/games/import", data=bad, headers={"Content-Type": "text/plain"}).status_code == 400
+    before = snapshot(app)
+    r = new_device().post("/api/games/import", data=tie_log(48), headers={"Content-Type": "text/plain"})
+    assert r.status_code == 429 and "100 actions" in r.json["error"]
+    assert snapshot(app) == before
+    assert (
+        new_device().post("/api/games/import", data=tie_log(40), headers={"Content-Type": "text/plain"}).status_code
+        == 201
+    )
+
+
+def test_a_rematch_counts_as_a_game_started(app: Flask, client: Device) -> None:
+    app.config["GAMES_PER_HOUR"] = 2
+    game = client.create()
+    assert client.post(f"/api/games/{game['id']}/rematch").status_code == 201
+    r = client.post(f"/api/games/{game['id']}/rematch")
+    assert r.status_code == 429 and r.json["code"] == "too_many"
