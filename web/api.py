@@ -25,7 +25,7 @@ from companion import numbers
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
 from companion.errors import N_, BecherError, IllegalAction, MalformedInput
-from web import access, live, photos
+from web import access, live, memory, photos
 from web.access import Denied, current_device
 from web.say import Message, message_of, say
 from web.store import GameRow, NotFound, Store, shown
@@ -800,6 +800,8 @@ def upload_photo(game_id: str) -> Response:
         except Exception:  # a reader bug must not lose the photo; the person enters the dice instead
             logger.exception("dice reader failed on photo %s", photo.id)
             error = N_("The dice reader failed on this photo; enter the dice by hand or take another photo.")
+        finally:
+            memory.trim()  # the photo's buffers are freed: hand what malloc keeps back (web/memory.py)
         store.set_reading(photo.id, reading, error)
         payload = photo_payload(store.photo(photo.id))
         hub.publish(game_id, "photo", {**payload, "device": device})

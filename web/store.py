@@ -90,7 +90,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CACHED_GAMES = 64  # folded logs kept in memory; older games fold again when opened
 LONG_HISTORY = 64  # settled rounds from which a view's text is joined from each round's text kept
-CACHED_ROUNDS = 200_000  # rounds' texts kept (about 300 bytes each)
+CACHED_ROUNDS = 50_000  # rounds' texts kept (a few hundred bytes each; a 1 MB log has 6,000 rounds)
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 

@@ -357,3 +357,35 @@ def test_a_rematch_counts_as_a_game_started(app: Flask, client: Device) -> None:
     assert client.post(f"/api/games/{game['id']}/rematch").status_code == 201
     r = client.post(f"/api/games/{game['id']}/rematch")
     assert r.status_code == 429 and r.json["code"] == "too_many"
+
+
+# ---------------------------------------------------------------------------------------------- memory under photos
+
+
+def test_every_photo_read_hands_mallocs_free_memory_back(client: Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    from web import memory
+
+    trimmed: list[int] = []
+    monkeypatch.setattr(memory, "trim", lambda: trimmed.append(1))
+    game = client.create()
+    for _ in range(2):
+        r = client.post(f"/api/games/{game['id']}/photos", data=png(), headers={"Content-Type": "image/png"})
+        assert r.status_code == 201, r.json
+    assert trimmed == [1, 1]
+
+
+def test_the_server_bounds_malloc_before_it_starts_its_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import sys
+
+    from web import memory, server
+
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "bound_malloc", lambda: calls.append(1) or True)
+    args = argparse.Namespace(host="127.0.0.1", port=70000, db=None, https=False, camera=None)
+    assert server.serve(args) == 2  # refused at once (no such port), after the bound was set
+    assert calls == [1]
+    if sys.platform.startswith("linux") and memory._LIBC is not None:
+        monkeypatch.undo()
+        assert memory.bound_malloc() is True
+        memory.trim()
