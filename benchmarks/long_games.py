@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -58,21 +59,41 @@ def call(
     return data, took
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds the server has used (user + system, from /proc; Linux only): unlike wall time, not inflated when
+    other programs share the cores."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(server: Served, actions: int, repeat: int) -> None:
     text = tie_log(actions).encode()
     conn = server.connection(300)
     headers = {**HEADERS, "Content-Type": "application/x-ndjson"}
+    pid = server.proc.pid
+    cpu = cpu_s(pid)
     answer, took = call(conn, "POST", "/api/games/import", text, headers)
+    cpu = cpu_s(pid) - cpu
     game = json.loads(answer)["game"]
-    print(f"{actions:>6} actions: import {len(text) / 1e6:.2f} MB in {took:.2f} s ({len(text) / 1e6 / took:.2f} MB/s)")
+    mb = len(text) / 1e6
+    print(
+        f"{actions:>6} actions: import {mb:.2f} MB in {took:.2f} s ({mb / took:.2f} MB/s); "
+        f"server CPU {cpu:.2f} s ({mb / max(cpu, 0.01):.2f} MB per CPU second)"
+    )
     reads, size = [], 0
+    cpu = cpu_s(pid)
     for _ in range(repeat):
         data, took = call(conn, "GET", f"/api/games/{game['id']}", None, headers)
         reads.append(took)
         size = len(data)
+    read_cpu = (cpu_s(pid) - cpu) / repeat
     writes = []
     seen = game["state"]["actions"]
     jheaders = {**headers, "Content-Type": "application/json"}
+    cpu = cpu_s(pid)
     for _ in range(repeat):
         player = (seen // 2) % 2
         action: dict[str, Any] = {"type": "throw", "player": player, "dice": [6, 6, 6, 5, 5]}
@@ -81,11 +102,15 @@ def measure(server: Served, actions: int, repeat: int) -> None:
         body = json.dumps({"seen": seen, "action": action}).encode()
         writes.append(call(conn, "POST", f"/api/games/{game['id']}/actions", body, jheaders)[1])
         seen += 1
+    write_cpu = (cpu_s(pid) - cpu) / repeat
     conn.close()
     print(
-        f"{'':>6}          read ms median {statistics.median(reads) * 1000:.1f} max {max(reads) * 1000:.1f} "
-        f"({size / 1e6:.2f} MB answer);  write ms median {statistics.median(writes) * 1000:.1f} "
-        f"max {max(writes) * 1000:.1f}"
+        f"{'':>6}          read ms median {statistics.median(reads) * 1000:.1f}, max {max(reads) * 1000:.1f}, "
+        f"server CPU {read_cpu * 1000:.0f} ms each ({size / 1e6:.2f} MB answer)"
+    )
+    print(
+        f"{'':>6}          write ms median {statistics.median(writes) * 1000:.1f}, max {max(writes) * 1000:.1f}, "
+        f"server CPU {write_cpu * 1000:.0f} ms each"
     )
 
 
