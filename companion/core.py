@@ -9,6 +9,7 @@ Each game module registers its ``Rules`` with :func:`register`; :func:`rules_for
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -121,8 +122,9 @@ class Setup:
                 return value
         raise KeyError(name)
 
-    @property
+    @functools.cached_property
     def dice_kind(self) -> DiceKind:
+        """Asked at every die of every action: read once (the setup never changes)."""
         return parse_kind(dict(self.settings).get("dice", "pip"))
 
     def to_json(self) -> JSON:
@@ -146,7 +148,8 @@ class Action:
 
     def to_json(self) -> JSON:
         out: JSON = {"type": self.kind}
-        for f in dataclasses.fields(self):
+        cls = type(self)
+        for f in _FIELDS_OF.get(cls) or _FIELDS_OF.setdefault(cls, dataclasses.fields(cls)):
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out

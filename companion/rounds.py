@@ -323,14 +323,13 @@ class RoundRules(Rules[RoundState]):
     def apply(self, state: RoundState, action: Action) -> RoundState:
         assert state.turn is not None
         index = state.played
-        state = evolve(state, played=index + 1)
         if isinstance(action, Throw):
             limit = self.max_throws(state)
-            assert state.turn is not None
             turn = state.turn.after_throw(action, self.held_fixed(state.setup))
-            state = evolve(state, turn=turn, thrown=index)
+            state = evolve(state, played=index + 1, turn=turn, thrown=index)
             # The last allowed throw locks the hand in: standing is the only choice left, so it is implied.
             return self._stand(state) if turn.throws >= limit else state
+        state = evolve(state, played=index + 1)
         if isinstance(action, Stand):
             return self._stand(state)
         return self.apply_other(state, action)

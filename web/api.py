@@ -7,6 +7,7 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 from __future__ import annotations
 
 import errno
+import gc
 import io
 import json
 import re
@@ -15,7 +16,9 @@ import threading
 import time
 import unicodedata
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import segno
@@ -492,10 +495,25 @@ def games_import() -> Response:
     return ok(201, game=encoded(view), you=access.you(store, row), join=join_info(row))
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a log is folded: a fold of 20,000 actions keeps every object it makes
+    (the game's states), so each collection would only walk the growing heap again (a fifth of the fold's time).
+    Reference counting still frees what a fold drops; the collector runs again right after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def import_log(store: Store, text: str) -> JSON:
     """Fold the log once (the store keeps it folded) and store it as a new game of this device."""
     try:
-        log = GameLog.from_jsonl(text)
+        with gc_paused():
+            log = GameLog.from_jsonl(text)
     except BecherError as exc:
         fail(400, "malformed", message_of(exc))
     except RecursionError:
