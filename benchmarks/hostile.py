@@ -12,6 +12,10 @@ and prints when each was answered, with what, and the server's peak memory (resi
 
 Aim (issue 35): normal requests well under a second with 200 slow sockets open; four concurrent 8000x8000 uploads
 answered within a minute with the server under 1.5 GB.
+
+Two more figures of a hostile or careless client (issue 55) have their own scripts, as each takes minutes:
+benchmarks/long_games.py (a 1 MB import of a legal game of 20,000 actions, then reads and writes of it) and
+benchmarks/photo_memory.py (the server's resident set over hundreds of 12-MP uploads).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ Each game module registers its ``Rules`` with :func:`register`; :func:`rules_for
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from companion import numbers
 from companion.dice import DiceKind, parse_dice, parse_kind
 from companion.errors import IllegalAction, MalformedInput, Message
 
@@ -120,8 +122,9 @@ class Setup:
                 return value
         raise KeyError(name)
 
-    @property
+    @functools.cached_property
     def dice_kind(self) -> DiceKind:
+        """Asked at every die of every action: read once (the setup never changes)."""
         return parse_kind(dict(self.settings).get("dice", "pip"))
 
     def to_json(self) -> JSON:
@@ -145,7 +148,8 @@ class Action:
 
     def to_json(self) -> JSON:
         out: JSON = {"type": self.kind}
-        for f in dataclasses.fields(self):
+        cls = type(self)
+        for f in _FIELDS_OF.get(cls) or _FIELDS_OF.setdefault(cls, dataclasses.fields(cls)):
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
@@ -158,7 +162,7 @@ class Action:
         if extra:
             raise MalformedInput("Action '{kind}' has no field {value}.", kind=cls.kind, value=repr(sorted(extra)[0]))
         values: dict[str, object] = {}
-        for f in dataclasses.fields(cls):
+        for f in _FIELDS_OF.get(cls) or _FIELDS_OF.setdefault(cls, dataclasses.fields(cls)):
             if f.name not in obj:
                 if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
                     continue
@@ -168,6 +172,7 @@ class Action:
 
 
 _FIELD_TYPES: dict[type[Action], tuple[dict[str, Any], frozenset[str]]] = {}
+_FIELDS_OF: dict[type[Action], tuple[dataclasses.Field[Any], ...]] = {}
 
 
 def _field_types(cls: type[Action]) -> tuple[dict[str, Any], frozenset[str]]:
@@ -177,10 +182,16 @@ def _field_types(cls: type[Action]) -> tuple[dict[str, Any], frozenset[str]]:
     return _FIELD_TYPES[cls]
 
 
+_HINTS: dict[object, tuple[object, tuple[Any, ...]]] = {}
+
+
 def _coerce(action: str, name: str, hint: object, value: object, dice_kind: DiceKind | None) -> object:
+    if hint is int and type(value) is int:  # the common case first: an import coerces thousands of these
+        return value
     where = Message("Field '{name}' of action '{action}'", name=name, action=action)
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
+    if hint not in _HINTS:
+        _HINTS[hint] = typing.get_origin(hint), typing.get_args(hint)
+    origin, args = _HINTS[hint]
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
@@ -441,17 +452,58 @@ def all_rules() -> list[Rules[Any]]:
 # --------------------------------------------------------------------------- the log
 
 
-class GameLog:
-    """A game as its setup and action list; the folded states are cached so undo is cheap.
+SNAPSHOT_EVERY = 32  # actions between the folded states a log keeps for undo
 
-    ``play`` verifies before it applies: a refused action leaves the log exactly as it was.
+
+@dataclass(frozen=True)
+class Folded:
+    """A game as it stood after ``len(actions)`` actions: read-only, so a reader may use it while a writer extends
+    the log it came from (the server answers reads from it without folding the log again)."""
+
+    rules: Rules[Any]
+    setup: Setup
+    state: Any
+    actions: tuple[Action, ...]
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def summary(self) -> JSON:
+        """The whole picture for a client: setup, turn, options, standings, outcome and the game's view."""
+        rules, state = self.rules, self.state
+        outcome = rules.outcome(state)
+        return {
+            **self.setup.to_json(),
+            "actions": len(self.actions),
+            "to_move": rules.to_move(state),
+            "options": [o.to_json() for o in rules.options(state)],
+            "standings": [s.to_json() for s in rules.standings(state)],
+            "outcome": outcome.to_json() if outcome else None,
+            "view": rules.view(state),
+        }
+
+    def to_jsonl(self) -> str:
+        """Header line with the setup, then one action a line."""
+        header = {"becher": LOG_FORMAT, **self.setup.to_json()}
+        lines = [json.dumps(header, ensure_ascii=False)]
+        lines.extend(json.dumps(a.to_json(), ensure_ascii=False) for a in self.actions)
+        return "\n".join(lines) + "\n"
+
+
+class GameLog:
+    """A game as its setup and action list, folded as it grows.
+
+    ``play`` verifies before it applies: a refused action leaves the log exactly as it was. The log keeps the folded
+    state after every ``SNAPSHOT_EVERY`` actions (not after each: a game of 20,000 actions would hold 20,000 states),
+    so an undo folds again at most that many actions from the nearest one.
     """
 
     def __init__(self, rules: Rules[Any], setup: Setup, actions: Iterable[Action | Mapping[str, object]] = ()):
         self.rules = rules
         self.setup = setup
         self._actions: list[Action] = []
-        self._states: list[Any] = [rules.new(setup)]
+        self._state: Any = rules.new(setup)
+        self._snapshots: dict[int, Any] = {0: self._state}
         for number, action in enumerate(actions, start=1):
             try:
                 self.play(action)
@@ -466,7 +518,11 @@ class GameLog:
     # -- state
     @property
     def state(self) -> Any:
-        return self._states[-1]
+        return self._state
+
+    def folded(self) -> Folded:
+        """This log as it stands now, for readers (immutable, unlike the log)."""
+        return Folded(self.rules, self.setup, self._state, tuple(self._actions))
 
     @property
     def actions(self) -> tuple[Action, ...]:
@@ -492,7 +548,9 @@ class GameLog:
         parsed = self.check(action)
         new_state = self.rules.apply(self.state, parsed)
         self._actions.append(parsed)
-        self._states.append(new_state)
+        self._state = new_state
+        if len(self._actions) % SNAPSHOT_EVERY == 0:
+            self._snapshots[len(self._actions)] = new_state
         return new_state
 
     def undo(self, count: int = 1) -> list[Action]:
@@ -507,7 +565,14 @@ class GameLog:
             return []
         removed = self._actions[-count:]
         del self._actions[-count:]
-        del self._states[-count:]
+        left = len(self._actions)
+        base = left - left % SNAPSHOT_EVERY
+        for n in [n for n in self._snapshots if n > base]:
+            del self._snapshots[n]
+        state = self._snapshots[base]
+        for action in self._actions[base:]:  # verified when they were played: applied again as they are
+            state = self.rules.apply(state, action)
+        self._state = state
         return removed
 
     # -- answers
@@ -525,24 +590,12 @@ class GameLog:
 
     def summary(self) -> JSON:
         """The whole picture for a client: setup, turn, options, standings, outcome and the game's view."""
-        outcome = self.outcome()
-        return {
-            **self.setup.to_json(),
-            "actions": len(self._actions),
-            "to_move": self.to_move(),
-            "options": [o.to_json() for o in self.options()],
-            "standings": [s.to_json() for s in self.standings()],
-            "outcome": outcome.to_json() if outcome else None,
-            "view": self.rules.view(self.state),
-        }
+        return Folded(self.rules, self.setup, self._state, ()).summary() | {"actions": len(self._actions)}
 
     # -- export and import
     def to_jsonl(self) -> str:
         """Header line with the setup, then one action a line."""
-        header = {"becher": LOG_FORMAT, **self.setup.to_json()}
-        lines = [json.dumps(header, ensure_ascii=False)]
-        lines.extend(json.dumps(a.to_json(), ensure_ascii=False) for a in self._actions)
-        return "\n".join(lines) + "\n"
+        return self.folded().to_jsonl()
 
     @classmethod
     def from_jsonl(cls, text: str) -> GameLog:
@@ -553,10 +606,21 @@ class GameLog:
                 continue
             line_numbers.append(number)
             try:
-                rows.append(json.loads(line))
+                rows.append(numbers.loads(line))
+            except numbers.TooLarge:
+                raise MalformedInput(
+                    "Line {number} of the log holds a number larger than Becher takes (at most {largest}); send the "
+                    ".jsonl file Becher exported.",
+                    number=number,
+                    largest=numbers.LARGEST,
+                ) from None
             except json.JSONDecodeError as exc:
                 raise MalformedInput(
                     "Line {number} of the log is not JSON: {msg}.", number=number, msg=exc.msg
+                ) from None
+            except ValueError:  # NaN or Infinity, which Python reads and JSON does not have
+                raise MalformedInput(
+                    "Line {number} of the log is not JSON: {msg}.", number=number, msg="NaN or Infinity"
                 ) from None
             except RecursionError:  # the parser's own limit: a line built to exhaust the stack
                 raise MalformedInput(

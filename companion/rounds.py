@@ -14,7 +14,7 @@ import dataclasses
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from companion.core import JSON, Action, Option, Rules, Setup
 from companion.dice import faces
@@ -63,6 +63,26 @@ class Stage:
     @property
     def next_player(self) -> int | None:
         return None if self.complete else self.order[len(self.hands)]
+
+
+T = TypeVar("T")
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def evolve(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for the frozen records here (no ``__post_init__``, every field in ``__init__``) at a
+    fraction of its cost: folding a long game makes a few of these an action, and an import folds thousands."""
+    cls = type(obj)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(obj))  # type: ignore[arg-type]
+    if not changes.keys() <= names:
+        raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - names)[0]!r}")
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    new.__dict__.pop("_view", None)  # a record's cached JSON is its own
+    return new
 
 
 @dataclass(frozen=True)
@@ -202,7 +222,7 @@ class RoundRules(Rules[RoundState]):
     ) -> RoundState:
         """Close nothing; open round ``number + 1`` with ``players`` (default: everyone still in) from ``starter``."""
         order = seats_from(starter, players or state.active, state.seats)
-        return dataclasses.replace(
+        return evolve(
             state,
             number=state.number + 1,
             kind=kind,
@@ -218,7 +238,7 @@ class RoundRules(Rules[RoundState]):
         """Only ``players`` (exactly tied) play the round again, in the order they threw; the others sit out."""
         played = [h.player for h in state.stage.hands]
         order = tuple(p for p in played if p in set(players))
-        return dataclasses.replace(
+        return evolve(
             state,
             stages=(*state.stages, state.stage),
             stage=Stage("rolloff", order),
@@ -244,14 +264,14 @@ class RoundRules(Rules[RoundState]):
             throw_limit=state.throw_limit,
             blind=state.blind,
         )
-        return dataclasses.replace(
+        return evolve(
             state,
             history=(*state.history, result),
             scores=tuple(s + p for s, p in zip(state.scores, pts, strict=True)),
         )
 
     def finish(self, state: RoundState) -> RoundState:
-        return dataclasses.replace(state, over=True, turn=None)
+        return evolve(state, over=True, turn=None)
 
     def keys(self, state: RoundState, stage: Stage | None = None) -> dict[int, HandRank]:
         return {h.player: self.rank(state.setup, h.dice) for h in (stage or state.stage).hands}
@@ -303,14 +323,13 @@ class RoundRules(Rules[RoundState]):
     def apply(self, state: RoundState, action: Action) -> RoundState:
         assert state.turn is not None
         index = state.played
-        state = dataclasses.replace(state, played=index + 1)
         if isinstance(action, Throw):
             limit = self.max_throws(state)
-            assert state.turn is not None
             turn = state.turn.after_throw(action, self.held_fixed(state.setup))
-            state = dataclasses.replace(state, turn=turn, thrown=index)
+            state = evolve(state, played=index + 1, turn=turn, thrown=index)
             # The last allowed throw locks the hand in: standing is the only choice left, so it is implied.
             return self._stand(state) if turn.throws >= limit else state
+        state = evolve(state, played=index + 1)
         if isinstance(action, Stand):
             return self._stand(state)
         return self.apply_other(state, action)
@@ -318,13 +337,13 @@ class RoundRules(Rules[RoundState]):
     def _stand(self, state: RoundState) -> RoundState:
         assert state.turn is not None
         hand = Hand(state.turn.player, state.turn.dice, state.turn.throws, state.thrown)
-        stage = dataclasses.replace(state.stage, hands=(*state.stage.hands, hand))
-        state = self.after_hand(dataclasses.replace(state, stage=stage, turn=None, thrown=None), hand)
+        stage = evolve(state.stage, hands=(*state.stage.hands, hand))
+        state = self.after_hand(evolve(state, stage=stage, turn=None, thrown=None), hand)
         if stage.complete:
             return self.settle(state)
         nxt = stage.next_player
         assert nxt is not None
-        return dataclasses.replace(state, turn=Turn(nxt))
+        return evolve(state, turn=Turn(nxt))
 
     # -- answers
     def to_move(self, state: RoundState) -> int | None:
@@ -395,6 +414,25 @@ class RoundRules(Rules[RoundState]):
             "hands": [self.hand_json(state, h) for h in stage.hands],
         }
 
+    def round_json(self, state: RoundState, r: RoundResult, active: tuple[int, ...] | None = None) -> JSON:
+        """A settled round as the view shows it, made once per round (for the seats still in play) and kept on the
+        round: a long game (a tie played again and again: thousands of extra rounds) would otherwise build every
+        earlier round's JSON again at each action. The dict is shared by every view that shows it: read-only."""
+        made: dict[tuple[int, ...], JSON] = r.__dict__.setdefault("_view", {})  # not a field: eq and hash ignore it
+        key = state.active if active is None else active  # "sitting_out": the seats in play that sat it out
+        if key not in made:
+            made[key] = {
+                "number": r.number,
+                "kind": r.kind,
+                "stages": [self.stage_json(state, s) for s in r.stages],
+                "best": list(r.best),
+                "loser": r.loser,
+                "points": list(r.points),
+                "throw_limit": r.throw_limit,
+                "blind": r.blind,
+            }
+        return made[key]
+
     def view(self, state: RoundState) -> JSON:
         turn: JSON | None = None
         if state.turn is not None and not state.over:
@@ -410,20 +448,8 @@ class RoundRules(Rules[RoundState]):
                 "max_throws": self.max_throws(state),
                 "hand": {**self.rank(state.setup, t.dice).to_json()} if t.started else None,
             }
-        history: list[JSON] = []
-        for r in state.history:
-            history.append(
-                {
-                    "number": r.number,
-                    "kind": r.kind,
-                    "stages": [self.stage_json(state, s) for s in r.stages],
-                    "best": list(r.best),
-                    "loser": r.loser,
-                    "points": list(r.points),
-                    "throw_limit": r.throw_limit,
-                    "blind": r.blind,
-                }
-            )
+        active = state.active
+        history = [self.round_json(state, r, active) for r in state.history]
         out: dict[str, Any] = {
             "game": self.id,
             "dice": state.setup.dice_kind.value,

@@ -224,7 +224,7 @@ def _guard_writes() -> None:
         return
     if not _same_origin():
         raise Denied("Requests from other sites may not change anything here; open Becher's own page to play.")
-    if request.path.startswith("/api/") and not request.headers.get(HEADER):
+    if request.path.startswith("/api/") and request.headers.get(HEADER, "").strip() != "1":
         raise Denied(
             Message(
                 "Writes to the API need the header '{HEADER}: 1'; use Becher's own pages or add the header.",

@@ -7,21 +7,28 @@ reaches the client as the rules engine's ``options`` inside every game answer.
 from __future__ import annotations
 
 import errno
+import gc
 import io
 import json
+import re
 import sqlite3
+import threading
 import time
 import unicodedata
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import segno
 from flask import Blueprint, Flask, Response, current_app, request
 
+from companion import numbers
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
 from companion.errors import N_, BecherError, IllegalAction, MalformedInput
-from web import access, live, photos
+from web import access, live, memory, photos
 from web.access import Denied, current_device
 from web.say import Message, message_of, say
 from web.store import GameRow, NotFound, Store, shown
@@ -58,8 +65,26 @@ def fail(status: int, code: str, message: str | Message, **extra: Any) -> NoRetu
     raise ApiError(status, code, message, **extra)
 
 
+class Encoded(str):
+    """JSON text made already (a game view: ``Store.text``), put into an answer as it is."""
+
+
 def ok(status: int = 200, **body: Any) -> Response:
-    return Response(json.dumps({"ok": True, **body}, ensure_ascii=False), status=status, mimetype="application/json")
+    """The answer ``{"ok": true, **body}``; values that are ``Encoded`` go in as the text they are."""
+    if not any(isinstance(v, Encoded) for v in body.values()):
+        text = json.dumps({"ok": True, **body}, ensure_ascii=False)
+    else:
+        parts = ['"ok": true'] + [
+            f"{json.dumps(k)}: {v if isinstance(v, Encoded) else json.dumps(v, ensure_ascii=False)}"
+            for k, v in body.items()
+        ]
+        text = "{" + ", ".join(parts) + "}"
+    return Response(text, status=status, mimetype="application/json")
+
+
+def encoded(view: JSON) -> Encoded:
+    """A game view as its JSON text, made once per revision however many answers and live events send it."""
+    return Encoded(store_of().text(view))
 
 
 def store_of() -> Store:
@@ -84,31 +109,43 @@ def _limit_body() -> None:
         request.max_content_length = BODY_LIMIT
 
 
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 JSON_DEPTH = 16  # deeper than any action or setting; stops bodies built to exhaust the parser or the stack
 NAME_LIMIT = 40  # characters of a player's name: a score block column, not a letter
 
 
-def body() -> JSON:
-    """The request's JSON object; {} for an empty body. Refused: another content type (415), more than the body
-    limit (413), what is not JSON, nested too deep or holds text that is not Unicode (400)."""
+def body(example: str | None = None) -> JSON:
+    """The request's JSON object; {} for an empty body, unless ``example`` (a route where an empty body would still
+    change something, such as clearing a seat: refused with 400 and the example). Refused: another content type (415),
+    more than the body limit (413), what is not JSON, nested too deep or holds text that is not Unicode (400)."""
     raw = raw_body()
     if not raw.strip():
+        if example is not None:
+            fail(400, "malformed", Message("The body is empty; send a JSON object such as {example}.", example=example))
         return {}
     if not request.is_json:
         fail(415, "not_json", "Send the body as JSON with the header 'Content-Type: application/json'.")
     try:
-        data = json.loads(raw, parse_constant=_no_constant)
+        data = numbers.loads(raw)
+    except numbers.TooLarge:
+        name = numbers.field_too_large(raw)
+        fail(
+            400,
+            "malformed",
+            Message("The body holds a number larger than Becher takes (at most {largest}).", largest=numbers.LARGEST)
+            if name is None
+            else Message(
+                "The field '{name}' holds a number larger than Becher takes (at most {largest}).",
+                name=name[:24],
+                largest=numbers.LARGEST,
+            ),
+        )
     except (ValueError, RecursionError):
         fail(400, "malformed", "The body is not valid JSON; send a JSON object.")
     if not isinstance(data, dict):
         fail(400, "malformed", "The body must be a JSON object.")
     check_json(data, "The body")
     return data
-
-
-def _no_constant(name: str) -> Any:
-    """NaN and Infinity are not JSON (Python reads them); stored, they would make exported logs unreadable."""
-    raise ValueError(f"{name} is not JSON")
 
 
 def raw_body() -> bytes:
@@ -205,15 +242,26 @@ def hidden_characters(text: str) -> bool:
     return False
 
 
-def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0) -> int:
+def whole(data: JSON, name: str, default: int | None = None, minimum: int = 0, maximum: int = numbers.LARGEST) -> int:
+    """A whole number field of a JSON body within its range (companion/numbers.py: the one reading of numbers)."""
     value = data.get(name, default)
     if value is None:
         fail(400, "malformed", Message("The field '{name}' is missing; send it as a whole number.", name=name))
     if isinstance(value, bool) or not isinstance(value, int):
         fail(400, "malformed", Message("The field '{name}' must be a whole number.", name=name))
-    if value < minimum:
-        fail(400, "malformed", Message("The field '{name}' must be at least {minimum}.", name=name, minimum=minimum))
-    return value
+    number = numbers.whole(value, minimum, maximum)
+    if number is None:
+        fail(
+            400,
+            "malformed",
+            Message(
+                "The field '{name}' must be a whole number from {minimum} to {maximum}.",
+                name=name,
+                minimum=minimum,
+                maximum=maximum,
+            ),
+        )
+    return number
 
 
 def flag(data: JSON, name: str, default: bool = False) -> bool:
@@ -236,7 +284,7 @@ def join_info(row: GameRow) -> JSON:
 
 
 def publish_game(game: JSON) -> None:
-    hub_of().publish(game["id"], "game", {"game": game}, game["revision"])
+    hub_of().publish(game["id"], "game", '{"game":' + encoded(game) + "}", game["revision"])
 
 
 def publish_members(game_id: str) -> None:
@@ -303,8 +351,65 @@ def games_list() -> Response:
     return ok(games=games)
 
 
-def check_game_rate(store: Store) -> None:
-    """A device that starts games by the dozen is a runaway script: refused before anything is stored."""
+class Creations:
+    """Games started (or imported) per network address in the last hour, and the actions imported: a request
+    without a cookie is a new device each time, so the device's own count (``GAMES_PER_HOUR``, from the database)
+    alone never stops a script; and an import of a long log costs the server a second or so to fold. Kept in memory:
+    a restart forgets it."""
+
+    WINDOW_S = 3600.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._made: dict[str, deque[tuple[float, int]]] = {}
+
+    def take(self, address: str, actions: int, games_limit: int, actions_limit: int) -> None:
+        """Count one game of ``actions`` imported actions for ``address``, or refuse it (429) and count nothing."""
+        now = time.monotonic()
+        with self._lock:
+            if len(self._made) > 1000:  # addresses gone quiet for an hour are forgotten
+                for key in [k for k, q in self._made.items() if not q or now - q[-1][0] > self.WINDOW_S]:
+                    del self._made[key]
+            made = self._made.setdefault(address, deque())
+            while made and now - made[0][0] > self.WINDOW_S:
+                made.popleft()
+            if len(made) >= games_limit:
+                fail(
+                    429,
+                    "too_many",
+                    Message(
+                        "This network address has started {limit} games in the last hour; continue one of them or "
+                        "wait.",
+                        limit=games_limit,
+                    ),
+                )
+            if actions and sum(n for _, n in made) + actions > actions_limit:
+                fail(
+                    429,
+                    "too_many",
+                    Message(
+                        "This network address has imported {limit} actions in the last hour; continue one of the "
+                        "games or wait.",
+                        limit=actions_limit,
+                    ),
+                )
+            made.append((now, actions))
+
+    def give_back(self, address: str, actions: int) -> None:
+        """A game counted by ``take`` that was not made after all (a bad log)."""
+        with self._lock:
+            made = self._made.get(address)
+            if made:
+                for i in range(len(made) - 1, -1, -1):
+                    if made[i][1] == actions:
+                        del made[i]
+                        break
+
+
+def check_game_rate(store: Store, actions: int = 0) -> None:
+    """A device, or a network address, that starts games by the dozen is a runaway script: refused before anything
+    is stored (and before an imported log is folded: ``actions`` is what it claims to hold). Counts the game for the
+    address; ``give_back_game`` where it is not made after all."""
     limit = int(current_app.config["GAMES_PER_HOUR"])
     if store.games_started_since(current_device(), time.time() - 3600) >= limit:
         fail(
@@ -314,6 +419,21 @@ def check_game_rate(store: Store) -> None:
                 "This device has started {limit} games in the last hour; continue one of them or wait.", limit=limit
             ),
         )
+    creations(current_app).take(
+        str(request.remote_addr),
+        actions,
+        int(current_app.config["GAMES_PER_HOUR_ADDRESS"]),
+        int(current_app.config["IMPORT_ACTIONS_PER_HOUR"]),
+    )
+
+
+def give_back_game(actions: int) -> None:
+    creations(current_app).give_back(str(request.remote_addr), actions)
+
+
+def creations(app: Flask) -> Creations:
+    made: Creations = app.extensions.setdefault("becher.creations", Creations())
+    return made
 
 
 @bp.post("/games")
@@ -339,9 +459,13 @@ def games_create() -> Response:
         fail(400, "malformed", message_of(exc))
     store = store_of()
     check_game_rate(store)
-    view = store.create(log, current_device(), public, bound_seats=bound_seats)
+    try:
+        view = store.create(log, current_device(), public, bound_seats=bound_seats)
+    except BaseException:
+        give_back_game(0)
+        raise
     row = store.row(view["id"])
-    return ok(201, game=view, you=access.you(store, row), join=join_info(row))
+    return ok(201, game=encoded(view), you=access.you(store, row), join=join_info(row))
 
 
 @bp.post("/games/import")
@@ -359,19 +483,46 @@ def games_import() -> Response:
         fail(400, "malformed", "The log is not UTF-8 text; send the .jsonl file Becher exported.")
     if not text.strip():
         fail(400, "malformed", "The log is empty; send the .jsonl file Becher exported.")
+    store = store_of()
+    claimed = max(0, sum(1 for line in text.splitlines() if line.strip()) - 1)  # counted before the costly fold
+    check_game_rate(store, claimed)
     try:
-        log = GameLog.from_jsonl(text)
+        view = import_log(store, text)
+    except BaseException:
+        give_back_game(claimed)
+        raise
+    row = store.row(view["id"])
+    return ok(201, game=encoded(view), you=access.you(store, row), join=join_info(row))
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a log is folded: a fold of 20,000 actions keeps every object it makes
+    (the game's states), so each collection would only walk the growing heap again (a fifth of the fold's time).
+    Reference counting still frees what a fold drops; the collector runs again right after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def import_log(store: Store, text: str) -> JSON:
+    """Fold the log once (the store keeps it folded) and store it as a new game of this device."""
+    try:
+        with gc_paused():
+            log = GameLog.from_jsonl(text)
     except BecherError as exc:
         fail(400, "malformed", message_of(exc))
     except RecursionError:
         fail(400, "malformed", "The log holds JSON nested too deeply; send the .jsonl file Becher exported.")
     check_names(log.setup.players)
-    check_json([log.setup.to_json(), [a.to_json() for a in log.actions]], "The log")
-    store = store_of()
-    check_game_rate(store)
-    view = store.create(log, current_device(), bound_seats=True)
-    row = store.row(view["id"])
-    return ok(201, game=view, you=access.you(store, row), join=join_info(row))
+    check_json(log.setup.to_json(), "The log")
+    if SURROGATE_ESCAPE.search(text):  # only an escape (\ud800) makes a lone surrogate; actions are flat records
+        check_json([a.to_json() for a in log.actions], "The log")
+    return store.create(log, current_device(), bound_seats=True)
 
 
 @bp.get("/games/<game_id>")
@@ -382,7 +533,7 @@ def games_get(game_id: str) -> Response:
     extra: JSON = {}
     if request.args.get("log") in ("1", "true"):
         extra["log"] = store.log_rows(game_id)
-    return ok(game=store.game(game_id), you=access.you(store, row), **extra)
+    return ok(game=encoded(store.game(game_id)), you=access.you(store, row), **extra)
 
 
 @bp.get("/games/<game_id>/advice")
@@ -397,7 +548,7 @@ def games_advice(game_id: str) -> Response:
         fail(409, "illegal", "The game is finished; there is nothing to advise.")
     raw = request.args.get("beat")
     beat = [t for t in raw.replace(" ", ",").split(",") if t] if raw is not None else None
-    advice = advice_view(GameLog.from_jsonl(store.export(game_id)[1]), beat)
+    advice = advice_view(store.folded(game_id), beat)
     for part in [advice["beat"] or {}, *advice.get("rows", [])]:
         if "label_en" in part:
             part["said"] = say(Message(part["label_en"]))
@@ -427,7 +578,7 @@ def games_play(game_id: str) -> Response:
         fail(400, "malformed", "The field 'photo' must be the id of an uploaded photo.")
     view, n = store.play(game_id, current_device(), seen, action, photo, optional_revision(data))
     publish_game(view)
-    return ok(201, game=view, n=n)
+    return ok(201, game=encoded(view), n=n)
 
 
 @bp.post("/games/<game_id>/undo")
@@ -441,7 +592,7 @@ def games_undo(game_id: str) -> Response:
     access.require_seat(store, row, [("undo", p) for p in store.last_players(game_id, count)])
     view, undone = store.undo(game_id, seen, count, optional_revision(data))
     publish_game(view)
-    return ok(game=view, undone=undone)
+    return ok(game=encoded(view), undone=undone)
 
 
 @bp.post("/games/<game_id>/finish")
@@ -452,7 +603,7 @@ def games_finish(game_id: str) -> Response:
     view = store.finish(game_id)
     if view["revision"] != before:
         publish_game(view)
-    return ok(game=view)
+    return ok(game=encoded(view))
 
 
 @bp.delete("/games/<game_id>")
@@ -478,14 +629,19 @@ def games_rematch(game_id: str) -> Response:
         old_members = store.members(game_id)
         members = [(m["device"], "player", m["name"]) for m in old_members]
         seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
-        made = store.create(log, row.owner, row.public, members, row.bound_seats, seats)
+        check_game_rate(store)
+        try:
+            made = store.create(log, row.owner, row.public, members, row.bound_seats, seats)
+        except BaseException:
+            give_back_game(0)
+            raise
         rematch_id, old_view = store.link_rematch(game_id, made["id"])
         if old_view is not None:
             publish_game(old_view)
     else:
         rematch_id = row.rematch
     new_row = store.row(rematch_id)
-    return ok(201, game=store.game(rematch_id), you=access.you(store, new_row), join=join_info(new_row))
+    return ok(201, game=encoded(store.game(rematch_id)), you=access.you(store, new_row), join=join_info(new_row))
 
 
 @bp.get("/games/<game_id>/export")
@@ -546,7 +702,7 @@ def seat_set(game_id: str) -> Response:
     store = store_of()
     row = game_row(game_id)
     access.require_write(store, row)
-    data = body()
+    data = body(example='{"seat": 1}')
     device = data.get("device", current_device())
     if not isinstance(device, str):
         fail(400, "malformed", "The field 'device' must be a device id from the game's members.")
@@ -605,7 +761,7 @@ def join() -> Response:
         fail(403, "forbidden", "No running game has this code; check the code shown on the table and try again.")
     store.join(row.id, current_device(), name.strip())
     publish_members(row.id)
-    return ok(game=store.game(row.id), you=access.you(store, row))
+    return ok(game=encoded(store.game(row.id)), you=access.you(store, row))
 
 
 # ---------------------------------------------------------------------------------------------- photos
@@ -671,6 +827,8 @@ def upload_photo(game_id: str) -> Response:
         except Exception:  # a reader bug must not lose the photo; the person enters the dice instead
             logger.exception("dice reader failed on photo %s", photo.id)
             error = N_("The dice reader failed on this photo; enter the dice by hand or take another photo.")
+        finally:
+            memory.trim()  # the photo's buffers are freed: hand what malloc keeps back (web/memory.py)
         store.set_reading(photo.id, reading, error)
         payload = photo_payload(store.photo(photo.id))
         hub.publish(game_id, "photo", {**payload, "device": device})
@@ -706,7 +864,8 @@ def photo_count(state: JSON) -> tuple[int | None, int | None]:
         raw = request.args.get(name)
         if raw is None or raw == "":
             continue
-        if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
+        number = numbers.whole_text(raw, 1, MAX_COUNT)
+        if number is None:
             fail(
                 400,
                 "malformed",
@@ -714,7 +873,7 @@ def photo_count(state: JSON) -> tuple[int | None, int | None]:
                     "The parameter '{name}' must be a number of dice from 1 to {number}.", name=name, number=MAX_COUNT
                 ),
             )
-        asked[name] = int(raw)
+        asked[name] = number
     if "count" in asked:
         count = asked["count"]
         on_table = asked.get("on_table", on_table if on_table is not None and on_table > count else None)
@@ -772,10 +931,7 @@ def games_events(game_id: str) -> Response:
     store = store_of()
     access.require_read(store, game_row(game_id))
     raw = request.headers.get("Last-Event-ID") or request.args.get("last")
-    try:
-        last = int(raw) if raw is not None and raw != "" else None
-    except ValueError:
-        last = None
+    last = numbers.whole_text(raw)  # anything else: the device gets the current game, as a new one would
 
     hub = hub_of()
     if hub.watchers() >= int(current_app.config["LIVE_MAX_STREAMS"]):
@@ -785,7 +941,7 @@ def games_events(game_id: str) -> Response:
 
     def current() -> tuple[int, Any]:
         view = store.game(game_id)
-        return int(view["revision"]), view
+        return int(view["revision"]), store.text(view)
 
     def allowed() -> bool:
         try:

@@ -33,6 +33,7 @@ from calibration.profile import (
     save_profile,
 )
 from calibration.rectify import detect_markers, fit_mat
+from companion import numbers
 from companion.errors import Message
 from vision.camera import CameraSession, CameraWatcher, decode_frame, open_source, reader_for
 from vision.reading import ImageError, Reading
@@ -257,11 +258,8 @@ def push_frame() -> Response:
         fail(409, "camera_busy", "The host's camera is in use; the browser's camera cannot feed it at the same time.")
     t: float | None = None
     if request.headers.get("X-Frame-Time"):
-        try:
-            t = float(request.headers["X-Frame-Time"])
-        except ValueError:
-            t = float("nan")
-        if not math.isfinite(t) or t < 0:
+        t = numbers.seconds_text(request.headers["X-Frame-Time"])
+        if t is None:
             fail(400, "malformed", "The header X-Frame-Time must be the capture time in seconds.")
     try:
         answer = hub.session.feed_jpeg(data, t)
@@ -286,7 +284,7 @@ def watch() -> Response:
     With ``auto_confirm`` proposals whose dice are all certain come marked ``"auto": true``: the page enters
     them without waiting for a tap.
     """
-    data = body()
+    data = body(example='{"game": null}')
     game_id = data.get("game")
     hub = camera_of()
     auto = flag(data, "auto_confirm", hub.session.config.auto_confirm)

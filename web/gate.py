@@ -254,16 +254,26 @@ class Gate(_Manager):  # type: ignore[misc]
             self._answer_plain(fd, waiting)
             return
         end = head_end(waiting.buf)
+        if end > HEAD_LIMIT or (end < 0 and len(waiting.buf) > HEAD_LIMIT):  # whole or not: past the limit is 431
+            self._refuse_head(fd, waiting)
+            return
         if end < 0:
-            if len(waiting.buf) > HEAD_LIMIT:
-                with contextlib.suppress(OSError):
-                    waiting.sock.send(TOO_LARGE)
-                self._drop(fd, waiting)
             return
         length = body_length(bytes(waiting.buf[:end]))
         if length is not None and len(waiting.buf) < end + length:
             return
         self._hand_on(fd, waiting)
+
+    def _refuse_head(self, fd: int, waiting: Waiting) -> None:
+        """431 for headers past HEAD_LIMIT, then close. The rest of what the client sends is not read, so the answer
+        goes out before the close (a close with unread bytes resets the connection, and the client may lose it)."""
+        self._waiting.pop(fd, None)
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            self._selector.unregister(fd)
+        with contextlib.suppress(OSError):
+            waiting.sock.send(TOO_LARGE)
+            waiting.sock.shutdown(socket.SHUT_WR)
+        waiting.close()
 
     def _peek(self, fd: int, waiting: Waiting) -> bool:
         first = waiting.sock.recv(1, socket.MSG_PEEK)
@@ -390,7 +400,10 @@ class PacedBody:
         out = bytearray()
         while len(out) < want:
             self._check()
-            chunk = inner.rfile.read1(want - len(out))  # what has arrived, at most one wait on the socket
+            try:
+                chunk = inner.rfile.read1(want - len(out))  # what has arrived, at most one wait on the socket
+            except TimeoutError:  # nothing at all for the server's socket timeout: a stalled body is too slow too
+                raise RequestTimeout(TOO_SLOW.render()) from None
             if not chunk:
                 break
             inner.remaining -= len(chunk)
@@ -401,7 +414,10 @@ class PacedBody:
 
     def readline(self, size: int | None = -1) -> bytes:
         self._check()
-        line: bytes = self.inner.readline(None if size is None or size < 0 else size)
+        try:
+            line: bytes = self.inner.readline(None if size is None or size < 0 else size)
+        except TimeoutError:
+            raise RequestTimeout(TOO_SLOW.render()) from None
         self.got += len(line)
         return line
 

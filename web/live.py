@@ -110,7 +110,10 @@ class Hub:
             return sum(len(s) for s in self._subs.values())
 
     def publish(self, game_id: str, name: str, payload: Any, event_id: int | None = None) -> None:
-        event = Event(name, json.dumps(payload, ensure_ascii=False, separators=(",", ":")), event_id)
+        """Send an event to the game's watchers; a ``str`` payload is JSON text already (a long game's view, made
+        once: web.store.Store.text)."""
+        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        event = Event(name, text, event_id)
         with self._lock:
             subs = list(self._subs.get(game_id, ()))
         for q in subs:
@@ -164,9 +167,8 @@ def stream(
         revision, game = current()
         sent = last_id if last_id is not None else -1
         if revision != sent:
-            yield Event(
-                "game", json.dumps({"game": game}, ensure_ascii=False, separators=(",", ":")), revision
-            ).encode()
+            text = json.dumps(game, ensure_ascii=False, separators=(",", ":")) if not isinstance(game, str) else game
+            yield Event("game", '{"game":' + text + "}", revision).encode()
             sent = revision
         quiet_since = time.monotonic()
         while True:

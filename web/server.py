@@ -27,7 +27,7 @@ import segno
 from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
-from web import gate, photos
+from web import gate, memory, photos
 from web.app import create_app, data_dir
 from web.store import Unusable
 
@@ -289,6 +289,7 @@ def plain_reply(head: bytes) -> bytes:
 
 
 def serve(args: argparse.Namespace) -> int:
+    memory.bound_malloc()  # before any thread of the server starts (web/memory.py)
     host: str = args.host
     port: int = args.port
     https: bool = bool(getattr(args, "https", False))

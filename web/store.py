@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from companion.core import GameLog, Setup, rules_for
+from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
 
 JSON = dict[str, Any]
@@ -108,6 +108,8 @@ ADDED_COLUMNS = {
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CACHED_GAMES = 64  # folded logs kept in memory; older games fold again when opened
+LONG_HISTORY = 64  # settled rounds from which a view's text is joined from each round's text kept
+CACHED_ROUNDS = 50_000  # rounds' texts kept (a few hundred bytes each; a 1 MB log has 6,000 rounds)
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 
@@ -250,6 +252,7 @@ def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
 
 
+ACTION_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # an action row as json.dumps writes it, made faster
 LOOSE_PHOTOS = 60  # photos per game that no confirmed throw uses, kept newest first
 
 
@@ -269,8 +272,11 @@ class Store:
         self._all_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._cache_lock = threading.Lock()
-        self._logs: dict[str, tuple[int, GameLog]] = {}
+        self._logs: dict[str, tuple[int, GameLog, Folded]] = {}  # the log, and what it held at that revision
         self._views: dict[str, tuple[int, JSON]] = {}
+        self._texts: dict[str, tuple[JSON, str]] = {}  # a view and its JSON text
+        self._rounds: dict[int, tuple[Any, str]] = {}  # a settled round's view (by identity) and its JSON text
+        self._token = secrets.token_hex(16)  # stands in for a long history while the rest of a view is encoded
         try:
             self._open()
         except sqlite3.Error as exc:
@@ -380,6 +386,7 @@ class Store:
             except BaseException:
                 self._logs.clear()
                 self._views.clear()
+                self._texts.clear()
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
@@ -398,10 +405,14 @@ class Store:
     # ------------------------------------------------------------------ reading games
 
     def _remember(self, game_id: str, revision: int, log: GameLog, view: JSON | None = None) -> None:
-        """Cache the folded log (and view) of a game just written; the least recently written games drop out."""
+        """Cache the folded log (and view) of a game just written; the least recently written games drop out.
+
+        Readers never touch the log itself (a writer extends it in place, before its commit): they take the
+        ``Folded`` copy made here, which stays what the game was at ``revision``."""
+        folded = log.folded()
         with self._cache_lock:
             self._logs.pop(game_id, None)
-            self._logs[game_id] = (revision, log)
+            self._logs[game_id] = (revision, log, folded)
             if view is not None:
                 self._views.pop(game_id, None)
                 self._views[game_id] = (revision, view)
@@ -412,6 +423,8 @@ class Store:
             self._logs.pop(next(iter(self._logs)))
         while len(self._views) > CACHED_GAMES:
             self._views.pop(next(iter(self._views)))
+        while len(self._texts) > CACHED_GAMES:
+            self._texts.pop(next(iter(self._texts)))
 
     def _row(self, conn: sqlite3.Connection, game_id: str) -> GameRow:
         row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -440,6 +453,25 @@ class Store:
         cached = self._logs.get(row.id) if cached_ok else None
         if cached is not None and cached[0] == row.revision:
             return cached[1]
+        return self._fold(conn, row)
+
+    def _folded(self, conn: sqlite3.Connection, row: GameRow) -> Folded:
+        """The game as of ``row.revision`` for a reader: the cached copy, else folded once from the database and
+        cached (unless a writer has cached a newer revision meanwhile), so no read folds a long game twice."""
+        cached = self._logs.get(row.id)
+        if cached is not None and cached[0] == row.revision:
+            return cached[2]
+        log = self._fold(conn, row)
+        folded = log.folded()
+        with self._cache_lock:
+            current = self._logs.get(row.id)
+            if current is None or current[0] < row.revision:
+                self._logs.pop(row.id, None)
+                self._logs[row.id] = (row.revision, log, folded)
+                self._trim()
+        return folded
+
+    def _fold(self, conn: sqlite3.Connection, row: GameRow) -> GameLog:
         rules = rules_for(row.game)
         actions = [
             json.loads(r["action"])
@@ -454,7 +486,7 @@ class Store:
         )
         return {str(r["n"]): r["photo_id"] for r in rows}
 
-    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog) -> JSON:
+    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog | Folded) -> JSON:
         rules = log.rules
         return {
             "id": row.id,
@@ -479,7 +511,7 @@ class Store:
             cached = self._views.get(game_id)
             if cached is not None and cached[0] == row.revision:
                 return cached[1]
-            view = self._game_json(conn, row, self._load_log(conn, row, cached_ok=False))
+            view = self._game_json(conn, row, self._folded(conn, row))
         with self._cache_lock:
             current = self._views.get(game_id)
             if current is None or current[0] < row.revision:
@@ -507,7 +539,26 @@ class Store:
     def export(self, game_id: str) -> tuple[GameRow, str]:
         with self._read() as conn:
             row = self._row(conn, game_id)
-            return row, self._load_log(conn, row, cached_ok=False).to_jsonl()
+            return row, self._folded(conn, row).to_jsonl()
+
+    def folded(self, game_id: str) -> Folded:
+        """The game's setup, state and actions as they are now (read-only): for the advisor, without a fold."""
+        with self._read() as conn:
+            return self._folded(conn, self._row(conn, game_id))
+
+    def text(self, view: JSON) -> str:
+        """A game view (as ``game`` returns it) as JSON text, made once per view and kept: a long game's view is
+        megabytes, and every read, answer and live event of that revision sends the same text."""
+        with self._cache_lock:
+            kept = self._texts.get(view["id"])
+        if kept is not None and kept[0] is view:
+            return kept[1]
+        text = self._encode(view)
+        with self._cache_lock:
+            self._texts.pop(view["id"], None)
+            self._texts[view["id"]] = (view, text)
+            self._trim()
+        return text
 
     def list_games(self, device: str, include_public: bool = True, everything: bool = False) -> list[JSON]:
         """Games this device owns or joined (and public ones); ``everything`` for the host's own browser."""
@@ -547,6 +598,33 @@ class Store:
                 }
             )
         return out
+
+    def _encode(self, view: JSON) -> str:
+        """JSON text of a view; a long history (every settled round) is joined from each round's text, made once
+        per round (the rules keep one dict per round: companion/rounds.py), so a write to a game of thousands of
+        rounds encodes what changed, not megabytes."""
+        state = view.get("state")
+        shown = state.get("view") if isinstance(state, dict) else None
+        history = shown.get("history") if isinstance(shown, dict) else None
+        if not isinstance(history, list) or len(history) < LONG_HISTORY:
+            return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+        assert isinstance(state, dict) and isinstance(shown, dict)
+        shell = {**view, "state": {**state, "view": {**shown, "history": self._token}}}
+        text = json.dumps(shell, ensure_ascii=False, separators=(",", ":"))
+        parts = "[" + ",".join(self._round_text(r) for r in history) + "]"
+        return text.replace(f'"{self._token}"', parts, 1)
+
+    def _round_text(self, entry: Any) -> str:
+        key = id(entry)
+        kept = self._rounds.get(key)
+        if kept is not None and kept[0] is entry:
+            return kept[1]
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        with self._cache_lock:
+            self._rounds[key] = (entry, text)
+            while len(self._rounds) > CACHED_ROUNDS:
+                self._rounds.pop(next(iter(self._rounds)))
+        return text
 
     # ------------------------------------------------------------------ creating and deleting
 
@@ -592,10 +670,7 @@ class Store:
             )
             conn.executemany(
                 "INSERT INTO actions (game_id, n, action, device, at) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (game_id, n, json.dumps(a.to_json(), ensure_ascii=False), owner, now)
-                    for n, a in enumerate(log.actions, start=1)
-                ],
+                [(game_id, n, ACTION_TEXT(a.to_json()), owner, now) for n, a in enumerate(log.actions, start=1)],
             )
             conn.execute(
                 "INSERT INTO members (game_id, device, role, name, joined) VALUES (?, ?, 'owner', '', ?)",
@@ -621,6 +696,7 @@ class Store:
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             self._logs.pop(game_id, None)
             self._views.pop(game_id, None)
+            self._texts.pop(game_id, None)
 
     # ------------------------------------------------------------------ playing
 

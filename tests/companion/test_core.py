@@ -122,3 +122,34 @@ def test_actions_built_in_code_are_checked_too() -> None:
     with pytest.raises(MalformedInput, match="not 0"):
         bluff.play(Announce(0, (0, 1, 1, 1, 1)))
     assert len(log) == 0 and len(bluff) == 0
+
+
+def test_undo_from_the_kept_states_is_the_same_as_folding_again() -> None:
+    """The log keeps a folded state every SNAPSHOT_EVERY actions only; any undo must still give what a fresh fold of
+    the shorter log gives (issue 55), across every snapshot boundary."""
+    import json as _json
+
+    from companion.core import SNAPSHOT_EVERY, GameLog
+
+    def action(n: int) -> dict[str, object]:
+        player = (n // 2) % 2
+        return (
+            {"type": "throw", "player": player, "dice": [6, 6, 6, 5, 5]}
+            if n % 2 == 0
+            else {"type": "stand", "player": player}
+        )
+
+    total = 3 * SNAPSHOT_EVERY + 5
+    actions = [action(n) for n in range(total)]
+    for count in (1, 2, 5, SNAPSHOT_EVERY - 1, SNAPSHOT_EVERY, SNAPSHOT_EVERY + 3, 2 * SNAPSHOT_EVERY + 5, total):
+        log = GameLog.new("bone", ["A", "B"], {"rounds": 1})
+        for a in actions:
+            log.play(a)
+        log.undo(count)
+        fresh = GameLog.new("bone", ["A", "B"], {"rounds": 1})
+        for a in actions[: total - count]:
+            fresh.play(a)
+        assert _json.dumps(log.summary()) == _json.dumps(fresh.summary()), count
+        log.play(actions[total - count])  # and it plays on from there
+        fresh.play(actions[total - count])
+        assert log.summary() == fresh.summary()

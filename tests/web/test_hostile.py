@@ -69,7 +69,7 @@ def declared_png(width: int, height: int) -> bytes:
         (b'{"game": "bone", "players": ["A", "B"], "settings": {"\\udfff": 1}}', "application/json", 400, "Unicode"),
         (b'{"game": "bone", "players": ["A", "B"]}', "text/plain", 415, "application/json"),
         (b"game=bone&players=A", "application/x-www-form-urlencoded", 415, "application/json"),
-        (b'{"game": "bone", "players": ["A", "B"], "seen": 1' + b"0" * 5000 + b"}", "application/json", 400, "JSON"),
+        (b'{"game": "bone", "players": ["A", "B"], "seen": 1' + b"0" * 5000 + b"}", "application/json", 400, "'seen'"),
         (b'{"game": "bone", "players": ["A", "B"], "settings": {"rounds": NaN}}', "application/json", 400, "JSON"),
         (b'{"game": "bone", "players": ["A", "B"], "settings": {"x": -Infinity}}', "application/json", 400, "JSON"),
     ],
