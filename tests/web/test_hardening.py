@@ -354,8 +354,13 @@ def test_imported_actions_are_limited_per_network_address_and_a_refused_log_cost
 def test_a_rematch_counts_as_a_game_started(app: Flask, client: Device) -> None:
     app.config["GAMES_PER_HOUR"] = 2
     game = client.create()
-    assert client.post(f"/api/games/{game['id']}/rematch").status_code == 201
-    r = client.post(f"/api/games/{game['id']}/rematch")
+    first = client.post(f"/api/games/{game['id']}/rematch")
+    assert first.status_code == 201
+    # a second press is the same rematch (issue 53), no new game and nothing counted
+    again = client.post(f"/api/games/{game['id']}/rematch")
+    assert again.status_code == 201 and again.json["game"]["id"] == first.json["game"]["id"]
+    # the rematch of the rematch would be the third game of the hour
+    r = client.post(f"/api/games/{first.json['game']['id']}/rematch")
     assert r.status_code == 429 and r.json["code"] == "too_many"
 
 
