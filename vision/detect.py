@@ -58,10 +58,12 @@ CANVAS = 160  # input px: a look smaller than this is laid on a canvas this big 
 # the validation rows and rendered close-ups, by side; 12-16 px: a third); a level keeps what lies in that band.
 BAND_LO = 18.0
 BAND_HI = 110.0
-BAND_HI_COARSE = 70.0  # the coarse levels go on until the largest die is this big at the coarsest
+BAND_HI_COARSE = 70.0  # a crop's coarse levels go on until the largest die is this big (a photo's: BAND_HI)
 CLOSE_UP = 0.5  # the largest die a photo is read for, as a share of its short side
 CROP = 0.9  # ... of a picture smaller than the net's input: a crop around one die
 LARGE_FRAME = 1000  # long side, px: a photo or an HD frame, whose fine level is twice its base, not 1.5 x
+PIP_AS_DIE = 48.0  # input px at the normal level: a candidate this big may be a close-up's die or pip
+CLOSE_UP_PIPS = 10  # candidates at the normal level at most, all smaller, for coarse levels to be looked at
 MAX_COARSE = 4  # coarse levels at most (a 100 px crop of one die needs three)
 MAX_FINE = 2  # finer levels at most, in a large frame (one in a smaller picture)
 SECOND_FINE = 24.0  # median side, input px, under which a large frame's first finer level is followed by one at 1.5 x
@@ -76,6 +78,7 @@ class Looks(dict[int, tuple[np.ndarray, float]]):
     def __init__(self) -> None:
         super().__init__()
         self.frames: dict[int, np.ndarray] = {}
+        self.canvas = False  # looks smaller than CANVAS are laid on a canvas (a crop around one die)
 
 
 def fuse_side(long_side: int) -> int:
@@ -92,12 +95,18 @@ class Detector:
         self.input = self.sess.get_inputs()[0].name
 
     def preprocess(
-        self, bgr: np.ndarray, long_side: int | None = None, frames: dict[int, np.ndarray] | None = None
+        self,
+        bgr: np.ndarray,
+        long_side: int | None = None,
+        frames: dict[int, np.ndarray] | None = None,
+        canvas: bool = False,
     ) -> tuple[np.ndarray, float]:
         """Resize the long side to ``long_side`` and pad to a multiple of 32; returns tensor and input/image scale.
 
         ``frames``: the image already resized for other looks, by long side; the resize starts from the smallest of
-        them that is at least as big (a pyramid: a 1080p frame is shrunk from its full size once, not per look)."""
+        them that is at least as big (a pyramid: a 1080p frame is shrunk from its full size once, not per look).
+        ``canvas``: a look smaller than ``CANVAS`` is laid on a canvas of that size (the pyramid's coarse levels of a
+        crop around one die)."""
         h, w = bgr.shape[:2]
         target = long_side or self.long_side
         f = target / max(h, w)
@@ -118,7 +127,7 @@ class Detector:
         if frames is not None:
             frames[target] = small
         pw, ph = -(-nw // 32) * 32, -(-nh // 32) * 32
-        if max(nw, nh) < CANVAS:
+        if canvas and max(nw, nh) < CANVAS:
             # a look so coarse that the picture is smaller than a die's surroundings in training (a crop of one die
             # at a quarter scale): it lies on a canvas of the table's colour, so the die stands on a table again
             ring = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
@@ -150,7 +159,7 @@ class Detector:
         """The net's maps of the image at one scale and that scale (input px per image px), taken once per ``looks``."""
         if looks is not None and long_side in looks:
             return looks[long_side]
-        tensor, f = self.preprocess(bgr, long_side, getattr(looks, "frames", None))
+        tensor, f = self.preprocess(bgr, long_side, getattr(looks, "frames", None), getattr(looks, "canvas", False))
         taken = (self.infer(tensor), f)
         if looks is not None:
             looks[long_side] = taken
@@ -185,21 +194,32 @@ class Detector:
     def pyramid(self, bgr: np.ndarray, threshold: float, looks: Looks | None = None) -> Candidates:
         """Candidates of every die size, from a pyramid of looks at the net's normal scale and at halves of it.
 
-        Coarser levels are looked at while the largest die the picture may hold (``CLOSE_UP`` of its short side, or
-        ``CROP`` of a picture smaller than the net's input) is over ``BAND_HI_COARSE`` at the coarsest so far. A finer
-        level (1.5 x the normal scale, 2 x for a large frame) is looked at where the dice found at the normal scale are
-        small there (median under ``SMALL_DICE``) or, in a large frame, few or none were found; in a large frame one
-        more (3 x) where those are still small (under ``SECOND_FINE``), one or none; never finer than the picture
-        itself. Each level keeps the candidates of the sizes it sees best (``keep_bands``). A die and its pips, or a
-        block of dice and the one die it passes for, can both be kept: the decide step tells them apart by reading them.
+        Coarser levels are looked at while the largest die the picture may hold (``CLOSE_UP`` of its short side) is
+        over ``BAND_HI`` at the coarsest so far, unless the normal level found more than ``CLOSE_UP_PIPS`` candidates
+        and none of ``PIP_AS_DIE`` or more (a photo of many small dice is no close-up). A picture smaller than the
+        net's input is a crop around one die (``CROP`` of its short side): its coarse levels go on while that is over
+        ``BAND_HI_COARSE``, each look on a canvas of its border. A finer level (1.5 x the normal scale, 2 x for a
+        large frame) is looked at where the dice found at the normal scale are small there (median under
+        ``SMALL_DICE``) or, in a large frame, few or none were found; in a large frame one more (3 x) where those are
+        still small (under ``SECOND_FINE``), one or none; never finer than the picture itself. Each level keeps the
+        candidates of the sizes it sees best (``keep_bands``). A die and its pips, or a block of dice and the one die
+        it passes for, can both be kept: the decide step tells them apart by reading them.
         """
         looks = Looks() if looks is None else looks
         long_side, short_side = max(bgr.shape[:2]), min(bgr.shape[:2])
-        biggest = short_side * (CROP if long_side <= self.long_side else CLOSE_UP)
+        crop = long_side <= self.long_side
+        biggest = short_side * (CROP if crop else CLOSE_UP)
+        looks.canvas = crop
+        normal = self.detect(bgr, threshold, self.long_side, looks)
         sides = [self.long_side]
-        while biggest * sides[-1] / long_side > BAND_HI_COARSE and len(sides) <= MAX_COARSE:
-            sides.append(max(8, round(sides[-1] / 2)))
-        levels = [(s / long_side, self.detect(bgr, threshold, s, looks)) for s in sides]
+        # a photo of many candidates, all small at the normal level, is no close-up (one die shows ten pips at most):
+        # it needs no coarse level
+        big = len(normal) and float(normal.sides.max()) * self.long_side / long_side >= PIP_AS_DIE
+        if crop or big or len(normal) <= CLOSE_UP_PIPS:
+            while biggest * sides[-1] / long_side > (BAND_HI_COARSE if crop else BAND_HI) and len(sides) <= MAX_COARSE:
+                sides.append(max(8, round(sides[-1] / 2)))
+        levels = [(self.long_side / long_side, normal)]
+        levels += [(s / long_side, self.detect(bgr, threshold, s, looks)) for s in sides[1:]]
         large = long_side >= LARGE_FRAME
         small = SMALL_DICE
         for step in range(MAX_FINE if large else 1):

@@ -221,9 +221,9 @@ def _dice(n: int, side: float) -> Candidates:
 
 
 def test_the_pyramid_looks_coarser_while_a_die_of_half_the_photo_is_too_big_for_the_net() -> None:
-    # 640x640 at 416: a die of 320 px is 208 input px, at 208 it is 104, at 104 it is 52 (under BAND_HI_COARSE)
+    # 640x640 at 416: a die of 320 px is 208 input px, at 208 it is 104 (within the band)
     det = _ScriptedDetector({416: _dice(3, 80.0)})
-    assert len(det.pyramid(np.zeros((640, 640, 3), np.uint8), 0.3)) == 3 and det.looks == [416, 208, 104]
+    assert len(det.pyramid(np.zeros((640, 640, 3), np.uint8), 0.3)) == 3 and det.looks == [416, 208]
     # a 72 px crop around one die: the die may fill it (65 px), so down to a level where it is 47 input px
     crop = _ScriptedDetector({})
     crop.pyramid(np.zeros((72, 72, 3), np.uint8), 0.3)
@@ -233,9 +233,9 @@ def test_the_pyramid_looks_coarser_while_a_die_of_half_the_photo_is_too_big_for_
 def test_the_pyramid_looks_finer_only_when_the_dice_are_small() -> None:
     img = np.zeros((640, 640, 3), np.uint8)  # net scale 416/640 = 0.65
     small = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})
-    assert len(small.pyramid(img, 0.3)) == 5 and small.looks == [416, 208, 104, 624]
+    assert len(small.pyramid(img, 0.3)) == 5 and small.looks == [416, 208, 624]
     empty = _ScriptedDetector({})  # nothing at all in a small picture: no finer look for nothing
-    assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208, 104]
+    assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208]
 
 
 def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_one() -> None:
@@ -248,7 +248,24 @@ def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_
     assert one.looks == [416, 208, 832, 1248]
     many = _ScriptedDetector({416: _dice(20, 200.0)})  # twenty dice big enough: the normal level reads them
     many.pyramid(frame, 0.3)
-    assert many.looks == [416, 208]
+    assert many.looks == [416]  # and so many small candidates are no close-up's pips: no coarse level either
+
+
+def test_a_photo_of_many_small_dice_needs_no_coarse_level_but_a_few_small_candidates_may_be_pips() -> None:
+    img = np.zeros((480, 640, 3), np.uint8)  # net scale 0.65: 50 px dice are 32 input px
+    crowd = _ScriptedDetector({416: _dice(12, 50.0)})
+    crowd.pyramid(img, 0.3)
+    assert crowd.looks == [416]
+    pips = _ScriptedDetector({416: _dice(5, 50.0)})  # five spots of one size: the pips of a close-up 5, maybe
+    pips.pyramid(img, 0.3)
+    assert pips.looks == [416, 208]
+    big = _ScriptedDetector({416: _dice(12, 50.0), 208: _dice(1, 300.0)})
+    big.looks.clear()
+    big.answers[416] = Candidates.joined(_dice(11, 50.0), Candidates(np.array([[320.0, 240.0]], np.float32),
+                                                                     np.array([80.0], np.float32),
+                                                                     np.array([0.9], np.float32)))
+    big.pyramid(img, 0.3)  # one candidate of 52 input px among them: a close-up's die may be there
+    assert big.looks == [416, 208]
 
 
 def test_confidence_without_a_fit_is_the_face_probability() -> None:
