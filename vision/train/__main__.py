@@ -422,7 +422,9 @@ def peek(args: argparse.Namespace, to: Path) -> None:
     ck = torch.load(ck_file, map_location="cpu", weights_only=False)
     width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
     channels = 3 if args.cls_colour else None
-    net = cls_train.build(args.cls_arch, width, channels, blocks=args.cls_blocks, pretrained=False)
+    # a small classifier fine-tuned from an export has that export's layers (batch norms folded): built from it
+    init = args.cls_init if args.cls_arch == "small" else None
+    net = cls_train.build(args.cls_arch, width, channels, init, blocks=args.cls_blocks, pretrained=False)
     net.load_state_dict(ck["model"])  # copies cast a packed run's fp16 weights back to the module's float32
     to.mkdir(parents=True, exist_ok=True)
     export_classifier(net, to / CLASSIFIER_FILE, args)
