@@ -66,3 +66,39 @@ def test_rendered_tables_are_photos_with_things_on_them(split: str) -> None:
 def test_an_unknown_split_is_refused() -> None:
     with pytest.raises(ValueError, match="split"):
         phantom_set(2, split="val")
+
+
+def test_training_phantoms_are_n_dice_free_items_drawn_from_split_train(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--phantoms N`` adds N photos with no die, from the train split of the phantom set at the training's own seed:
+    never the measuring split."""
+    import vision.synth.phantoms as phantoms
+    from vision.train.data import PHANTOM_SEED, phantom_samples, source_weight
+
+    asked: list[tuple[int, int, str]] = []
+
+    def fake(count: int, seed: int = 0, split: str = "test", root: Path | None = None) -> list[np.ndarray]:
+        asked.append((count, seed, split))
+        return [np.full((64 + i, 80, 3), i, np.uint8) for i in range(count)]
+
+    monkeypatch.setattr(phantoms, "phantom_set", fake)
+    items = phantom_samples(5, weight=2.0)
+    assert asked == [(5, PHANTOM_SEED, "train")]
+    assert len(items) == 5 and len({s.name for s in items}) == 5
+    for i, s in enumerate(items):
+        assert s.img.shape == (64 + i, 80, 3)
+        assert s.centres.shape == (0, 2) and len(s.sides) == len(s.classes) == len(s.taught) == 0
+        assert source_weight(s, photo_weight=6.0) == 2.0  # their own weight, not the photos'
+
+
+def test_training_phantoms_are_the_rendered_train_phantoms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without photo sets beside the checkout the phantoms are rendered on train tables, seeded: the same every run."""
+    import vision.train.data as data
+    from vision.train.data import PHANTOM_SEED, phantom_samples
+
+    def no_photos() -> Path:
+        raise FileNotFoundError
+
+    monkeypatch.setattr(data, "photo_root", no_photos)
+    items = phantom_samples(2)
+    want = phantom_set(2, seed=PHANTOM_SEED, split="train", root=tmp_path)  # an empty root: rendered only
+    assert all(np.array_equal(s.img, w) for s, w in zip(items, want, strict=True))

@@ -267,7 +267,7 @@ def test_a_run_in_progress_can_be_peeked_at_and_read_by_the_runtime(tmp_path: Pa
     with pytest.raises(Stopped):
         classifier.train(_patches(24), **kw, phase=Phase(tmp_path / "state", "classifier", stop_after=2))
     args = argparse.Namespace(state=tmp_path / "state", out=tmp_path / "run", cls_arch="lite0", cls_blocks=2,
-                              cls_width="16,32,64,96", cls_colour=False, seed=3)  # fmt: skip
+                              cls_width="16,32,64,96", cls_colour=False, seed=3, cls_init=None)  # fmt: skip
     peek(args, tmp_path / "peek")
     net = classifier.build("lite0", blocks=2, pretrained=False)
     net.load_state_dict(torch.load(tmp_path / "state" / "classifier.pt", weights_only=False)["model"])
@@ -281,6 +281,35 @@ def test_a_run_in_progress_can_be_peeked_at_and_read_by_the_runtime(tmp_path: Pa
     assert runtime.channels == 3 and np.allclose(got, want, atol=1e-4)
     with pytest.raises(Exception, match="no classifier checkpoint"):
         peek(argparse.Namespace(**{**vars(args), "state": tmp_path / "none"}), tmp_path / "p2")
+
+
+def test_a_small_fine_tune_in_progress_can_be_peeked_at(tmp_path: Path) -> None:
+    """A small classifier fine-tuned from an export has that export's layers (batch norms folded), not a fresh one's."""
+    torch = pytest.importorskip("torch")
+    import argparse
+
+    from vision.classify import Classifier, to_input
+    from vision.train import classifier
+    from vision.train.__main__ import peek
+    from vision.train.state import Phase, Stopped
+
+    init = Path(__file__).resolve().parents[2] / "models" / "dice-faces.onnx"
+    phase = Phase(tmp_path / "state", "classifier", stop_after=2)
+    with pytest.raises(Stopped):
+        classifier.train(_patches(24), 2, 3, batch=8, log=False, init=init, phase=phase)
+    args = argparse.Namespace(state=tmp_path / "state", out=tmp_path / "run", cls_arch="small", cls_blocks=16,
+                              cls_width="16,32,64,96", cls_colour=False, seed=3, cls_init=init)  # fmt: skip
+    peek(args, tmp_path / "peek")
+    net = classifier.build("small", init=init)
+    net.load_state_dict(torch.load(tmp_path / "state" / "classifier.pt", weights_only=False)["model"])
+    net.eval()
+    crops = np.stack([classifier.make_crop(p, np.random.default_rng(0), train=False) for p in _patches(4)])
+    x = to_input(crops, 1)
+    runtime = Classifier(tmp_path / "peek" / "dice-faces.onnx")
+    got = np.asarray(runtime.sess.run(None, {runtime.input: x})[0])
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert runtime.channels == 1 and np.allclose(got, want, atol=1e-4)
 
 
 def test_the_compact_copy_carries_the_weights_a_later_stage_started_from(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from vision.train.data import (
     VAL_SYNTH_SEED,
     Sample,
     load_photos,
+    phantom_samples,
     release_freed_images,
     scene_samples,
     synth_samples,
@@ -260,6 +261,16 @@ def main() -> None:
     ap.add_argument(
         "--scenes-weight", type=float, default=1.0, help="weight of --scenes crops against the flat renders'"
     )
+    ap.add_argument(
+        "--phantoms",
+        type=int,
+        default=0,
+        help="photos with no dice (vision.synth.phantoms, split train) added to training: their spots and the "
+        "detector's candidates on them are taught as background",
+    )
+    ap.add_argument(
+        "--phantoms-weight", type=float, default=1.0, help="weight of --phantoms crops against the flat renders'"
+    )
     ap.add_argument("--cls-batch", type=int, default=128)
     ap.add_argument("--cls-width", default="16,32,64,96", help="classifier channels per stage")
     ap.add_argument("--cls-colour", action="store_true", help="colour crops instead of grey (--cls-init: widened)")
@@ -411,7 +422,9 @@ def peek(args: argparse.Namespace, to: Path) -> None:
     ck = torch.load(ck_file, map_location="cpu", weights_only=False)
     width = cast(tuple[int, int, int, int], tuple(int(v) for v in args.cls_width.split(",")))
     channels = 3 if args.cls_colour else None
-    net = cls_train.build(args.cls_arch, width, channels, blocks=args.cls_blocks, pretrained=False)
+    # a small classifier fine-tuned from an export has that export's layers (batch norms folded): built from it
+    init = args.cls_init if args.cls_arch == "small" else None
+    net = cls_train.build(args.cls_arch, width, channels, init, blocks=args.cls_blocks, pretrained=False)
     net.load_state_dict(ck["model"])  # copies cast a packed run's fp16 weights back to the module's float32
     to.mkdir(parents=True, exist_ok=True)
     export_classifier(net, to / CLASSIFIER_FILE, args)
@@ -473,6 +486,8 @@ def run(args: argparse.Namespace) -> None:
             jobs=jobs,
             bodies=args.bodies,
         )
+    if args.phantoms and not args.calibrate_only:
+        train += phantom_samples(args.phantoms, weight=args.phantoms_weight)
     print(f"{len(train)} training images, {len(val)} validation images ({time.time() - t0:.0f}s)", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     det_phase = state.Phase(args.state, "detector", args.checkpoint_every, args.stop_after)

@@ -309,6 +309,32 @@ def synth_samples(
     return [_synth_one(j) for j in todo]
 
 
+# the phantom photos training draws (vision.synth.phantoms, split "train"); measure phantoms on other seeds (or split
+# "test", which is never trained on)
+PHANTOM_SEED = 51_001
+
+
+def phantom_samples(count: int, seed: int = PHANTOM_SEED, weight: float | None = 1.0) -> list[Sample]:
+    """``count`` photos with no dice (``phantom_set(count, seed, split="train")``: dice-free windows of the photo sets'
+    train rows and rendered train tables strewn with coins, buttons, screw holes, printed dots...) as training items
+    without a die: their random spots, and the detector's candidates on them, are taught as background.
+    ``weight``: their crops' weight against a flat render's."""
+    from vision.synth.phantoms import phantom_set
+
+    return [
+        Sample(
+            f"phantom-train/{seed}/{i}",
+            img,
+            np.zeros((0, 2), np.float32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.int64),
+            "pip",
+            weight=weight,
+        )
+        for i, img in enumerate(phantom_set(count, seed=seed, split="train"))
+    ]
+
+
 def release_freed_images() -> bool:
     """Have glibc give every freed block of 64 kB or more back to the system at once. Its default threshold grows
     with the first freed images, so the thousands of rendered scenes and patches freed before training stayed in the
