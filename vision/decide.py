@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.classify import BACKGROUND, softmax
 from vision.detect import Candidates
 
 # Calibrated doubt (issue 51): a die read under DOUBT is flagged for the player to check. On the validation rows of
@@ -25,7 +26,6 @@ from vision.detect import Candidates
 # read wrong on validation unflagged. Not reporting candidates under 0.3 at all was measured too and not kept: it cost
 # the crowds of far dice (rune55-small-far F1 -1.4) more than it saved in phantoms (0.24 a photo of 1.5).
 DOUBT = 0.8
-BACKGROUND = 12  # the background class among the 13 rank classes (vision.classify.BACKGROUND)
 INSIDE = 0.45  # a candidate whose centre lies within this share of a bigger one's side from its centre ...
 SMALLER = 0.6  # ... and whose side is under this share of it, lies inside it
 CENTRED = 0.15  # ... unless its centre lies within this share of the side: the same die, its size underrated ...
@@ -39,19 +39,12 @@ SIZE_FACTOR = 1.8  # off the sure dice' side by this factor or more, either way:
 SIZE_NEIGHBOURS = 3  # the sure dice nearest to a candidate set its size (a tilted camera shows far dice smaller)
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=1, keepdims=True)
-    p: np.ndarray = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    return p
-
-
 def nested(c: Candidates, logits: np.ndarray) -> np.ndarray:
     """Which candidates stand, where some lie inside others: ``logits`` (n, 13) per rank class."""
     keep = np.ones(len(c), bool)
     if len(c) < 2:
         return keep
-    p = _softmax(logits)
+    p = softmax(logits)
     best = p.argmax(axis=1)
     sure = p[:, :BACKGROUND].max(axis=1)
     for k in np.argsort(-c.sides):
