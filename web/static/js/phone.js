@@ -518,7 +518,7 @@
       rematch.disabled = true;
       try {
         const res = await Becher.api("POST", `/api/games/${gameId}/rematch`, {});
-        window.location.href = `/${rematch.dataset.to === "table" ? "table" : "phone"}/${encodeURIComponent(res.game.id)}`;
+        goTo(`/${rematch.dataset.to === "table" ? "table" : "phone"}/${encodeURIComponent(res.game.id)}`);
       } catch (e) {
         rematch.disabled = false;
         Becher.toast(Becher.describeError(e), true);
@@ -545,6 +545,15 @@
     }
   });
 
+  // The rematch is reached twice on the device that pressed it: by its own answer and by the live event that tells
+  // every device. One navigation only: a second one would abort the first halfway.
+  let leaving = false;
+  function goTo(url) {
+    if (leaving) return;
+    leaving = true;
+    window.location.href = url;
+  }
+
   Becher.follow(gameId, (data, what) => {
     if (what === "photo" && data && ui && data.photo && ui.photo === data.photo.id && !ui.reading && data.reading) {
       // a reading that came late (the reader took longer than the server waited)
@@ -557,7 +566,7 @@
     if (data.revision <= revision) return;
     if (data.rematch) {
       // someone at the table started the rematch: this device follows into it (the group stays in one game)
-      window.location.href = `/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(data.rematch)}`;
+      goTo(`/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(data.rematch)}`);
       return;
     }
     const part = live.querySelector(".part");
