@@ -17,6 +17,7 @@ from vision.reading import PIP_FACES, POKER_FACES, PRINTINGS
 
 FACES = PIP_FACES + POKER_FACES
 BACKGROUND = len(FACES)
+EMBEDDING = "embedding"  # the output name of the features (vision/train/embedding.py)
 # a crop whose best class is less sure than this after the model's turns is read in all its views. On the
 # validation split, one turn and then four for the 23 % of crops under 0.9 read as well as four turns for every crop
 # (F1 0.950; two turns for every crop: 0.947) for 40 % of that work
@@ -111,6 +112,10 @@ class Classifier:
         self.conf_model: list[float] | None = json.loads(meta["conf_model"]) if meta.get("conf_model") else None
         self.input = self.sess.get_inputs()[0].name
         self.channels, self.size = crop_format(meta, self.sess.get_inputs()[0].shape, path.name)
+        # the features before each member's last layer (vision/train/embedding.py), for the game's memory of its dice
+        outputs = [o.name for o in self.sess.get_outputs()]
+        self.outputs = outputs[:2] if EMBEDDING in outputs else outputs[:1]
+        self.embedding_parts: list[int] = json.loads(meta.get("embedding_parts", "[]")) if EMBEDDING in outputs else []
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
@@ -140,25 +145,50 @@ class Classifier:
 
         With the model's own turns, crops still in doubt get the remaining views too (``REREAD_VIEWS``).
         """
+        return self.model_outputs(bgr, c, turns)[0]
+
+    def model_outputs(
+        self, bgr: np.ndarray, c: Candidates, turns: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``model_logits`` and each crop's embedding as seen in its first view (None for a file without one).
+
+        The first view only: every crop has it at no cost, and the memory keeps all eight views of each crop it
+        learns (``embed_views``), so a die turned any way finds its like there.
+        """
         reread = turns is None and self.reread
         turns = self.turns if turns is None else turns
         if len(c) == 0:
-            return np.zeros((0, len(self.class_names)), np.float32)
+            width = sum(self.embedding_parts) if self.embedding_parts else 0
+            return np.zeros((0, len(self.class_names)), np.float32), (
+                np.zeros((0, width), np.float32) if self.embedding_parts else None
+            )
         x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
-        mean = self._viewed(x, range(max(turns, 1)))
+        mean, first = self._viewed(x, range(max(turns, 1)))
         if reread and turns < REREAD_VIEWS:
             doubt = softmax(self.merge(mean)).max(axis=1) < REREAD_BELOW
             if doubt.any():
-                rest = self._viewed(x[doubt], range(turns, REREAD_VIEWS))
+                rest, _ = self._viewed(x[doubt], range(turns, REREAD_VIEWS))
                 mean[doubt] = (mean[doubt] * turns + rest * (REREAD_VIEWS - turns)) / REREAD_VIEWS
-        return mean
+        return mean, first
 
-    def _viewed(self, x: np.ndarray, views: range) -> np.ndarray:
-        """Mean logits over ``views`` of each crop: view k is k quarter turns, mirrored from view 4 on."""
+    def embed_views(self, bgr: np.ndarray, c: Candidates) -> np.ndarray:
+        """Each crop's embedding in all eight views, (n, 8, width): what the memory of a game keeps of a die."""
+        if not self.embedding_parts:
+            raise ValueError("this classifier file has no embedding output; add one with vision.train.embedding.")
+        x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
+        batch = np.concatenate([view(x, k) for k in range(REREAD_VIEWS)])
+        emb = np.asarray(self.sess.run(self.outputs[1:], {self.input: np.ascontiguousarray(batch)})[0])
+        out: np.ndarray = emb.reshape(REREAD_VIEWS, len(x), -1).transpose(1, 0, 2)
+        return out
+
+    def _viewed(self, x: np.ndarray, views: range) -> tuple[np.ndarray, np.ndarray | None]:
+        """Mean logits over ``views`` of each crop (view k is k quarter turns, mirrored from view 4 on), and the
+        embedding of the first view."""
         batch = np.concatenate([view(x, k) for k in views])
-        out = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(batch)})[0])
-        mean: np.ndarray = out.reshape(len(views), len(x), -1).mean(axis=0)
-        return mean
+        outs = self.sess.run(self.outputs, {self.input: np.ascontiguousarray(batch)})
+        mean: np.ndarray = np.asarray(outs[0]).reshape(len(views), len(x), -1).mean(axis=0)
+        first = np.asarray(outs[1])[: len(x)] if len(outs) > 1 else None
+        return mean, first
 
 
 def view(x: np.ndarray, k: int) -> np.ndarray:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, choose_kind, confidence, is_die, kind_probs
+from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
 from vision.decide import DOUBT, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
+from vision.memory import NOT_A_DIE, DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -60,12 +61,12 @@ class DiceReader:
         self.rules = rules or Rules()
         self.classifier.reread = self.rules.reread
 
-    def read_bytes(self, data: bytes, kind: str = "auto") -> Reading:
+    def read_bytes(self, data: bytes, kind: str = "auto", memory: DiceMemory | None = None) -> Reading:
         t0 = time.perf_counter()
         _check_kind(kind)
-        return self._read(decode(data), kind, t0)
+        return self._read(decode(data), kind, t0, memory)
 
-    def read_array(self, bgr: np.ndarray, kind: str = "auto") -> Reading:
+    def read_array(self, bgr: np.ndarray, kind: str = "auto", memory: DiceMemory | None = None) -> Reading:
         t0 = time.perf_counter()
         _check_kind(kind)
         if not isinstance(bgr, np.ndarray) or bgr.dtype != np.uint8 or bgr.ndim != 3 or bgr.shape[2] != 3:
@@ -73,7 +74,35 @@ class DiceReader:
         if min(bgr.shape[:2]) < 8:
             raise ImageError(f"The frame is too small ({bgr.shape[1]}x{bgr.shape[0]}).")
         h, w = bgr.shape[:2]
-        return self._read(Decoded(bgr, w, h, 1.0), kind, t0)
+        return self._read(Decoded(bgr, w, h, 1.0), kind, t0, memory)
+
+    def memory(self, kind: str) -> DiceMemory:
+        """An empty memory of dice for this reader's classifier (``vision.memory``)."""
+        if not self.classifier.embedding_parts:
+            raise ValueError("The classifier file has no embedding output; the reader cannot learn with it.")
+        return DiceMemory(kind, self.classifier.embedding_parts)
+
+    def teach(
+        self,
+        memory: DiceMemory,
+        bgr: np.ndarray,
+        throw: int,
+        boxes: list[tuple[int, int, int, int]],
+        faces: list[int],
+        corrected: list[bool],
+    ) -> None:
+        """Teach ``memory`` the dice of a confirmed throw: ``boxes`` in ``bgr``'s pixels, ``faces`` 0-5 or
+        ``NOT_A_DIE``, ``corrected`` where the players changed what was read."""
+        if len({len(boxes), len(faces), len(corrected)}) != 1:
+            raise ValueError("Each box needs its face and whether it was corrected.")
+        if not boxes:
+            memory.forget(throw)
+            return
+        b = np.asarray(boxes, np.float32).reshape(-1, 4)
+        centres = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+        sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        c = Candidates(centres, sides, np.ones(len(b), np.float32))
+        memory.teach(throw, self.classifier.embed_views(bgr, c), faces, corrected, sides.tolist())
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
         """The detector's candidates, at most ``MAX_DICE``, the strongest."""
@@ -82,10 +111,13 @@ class DiceReader:
             c = c.select(np.sort(np.argsort(-c.scores)[:MAX_DICE]))
         return c
 
-    def _read(self, img: Decoded, kind: str, t0: float) -> Reading:
+    def _read(self, img: Decoded, kind: str, t0: float, memory: DiceMemory | None = None) -> Reading:
         c = self.candidates(img.bgr)
-        full = self.classifier.model_logits(img.bgr, c)
+        full, emb = self.classifier.model_outputs(img.bgr, c)
         logits = self.classifier.merge(full)
+        if memory is not None and len(memory) and emb is not None:
+            logits = _with_memory(logits, memory, emb)
+            kind = memory.kind if kind == "auto" else kind
         if self.rules.nested:
             keep = nested(c, logits)
             c, full, logits = c.select(keep), full[keep], logits[keep]
@@ -99,6 +131,9 @@ class DiceReader:
         dice_mask = is_die(p, self.classifier.max_background)
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
+        if memory is not None and len(memory):
+            # the game knows the size of its dice: candidates of another size are kept only among the dropped
+            dice_mask &= ~memory.off_size(c.sides * img.scale)
         flag_below = self.classifier.threshold
         if self.rules.doubt:
             flag_below = max(flag_below, DOUBT)
@@ -118,6 +153,16 @@ class DiceReader:
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped)
+
+
+def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray) -> np.ndarray:
+    """The classifier's logits with what the game's memory adds to its kind's faces and to background."""
+    odds = memory.log_odds(emb)
+    first = 0 if memory.kind == "pip" else 6
+    out = logits.copy()
+    out[:, first : first + 6] += odds[:, :NOT_A_DIE]
+    out[:, BACKGROUND] += odds[:, NOT_A_DIE]
+    return out
 
 
 def _box(centre: np.ndarray, side: float, img: Decoded) -> tuple[int, int, int, int] | None:

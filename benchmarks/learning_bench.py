@@ -1,0 +1,271 @@
+"""Does the reader learn the dice on the table? Replays a labelled folder as one game (issue 52).
+
+    python benchmarks/learning_bench.py [--labels FILE ...] [--root DIR] [--split test,unseen] [--json]
+
+Each row of a labels.csv (in the format of ../shared/dice-photos), in file order, is a throw of as many dice as it has
+labels. The reader proposes the throw (vision/count.py, with that count); the player confirms it with the true faces.
+Each wrong die and each empty place is a tap; a die the proposal left out that is a real die, where a phantom took its
+place, is one tap too (the swap). Then the next photo. Played twice: static (the bundled reader, no memory) and
+learning (the game's memory taught after every throw, as the server does: each die of the proposal with its confirmed
+face, corrections marked, a swapped-out phantom as "not a die").
+
+Rows whose boxes are ``0,0,0,0`` have faces only: the true faces go to the dice found by the likeliest assignment
+(equal faces first, then the surest die takes the face left), as a player correcting the values would.
+
+Without ``--labels`` it replays the test rows of the four photo sets, the two unseen sets, and every rendered game
+under data/games/ (``python -m vision.synth.games data/games``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.count import fit_count
+from vision.memory import NOT_A_DIE, DiceMemory
+from vision.reader import DiceReader
+from vision.reading import Die, Reading
+from vision.train.data import FACES, die_sides, load_labels, photo_root
+
+SETS = (
+    "webcam-white-dice",
+    "rune55-phone-tray",
+    "rune55-fisheye-webcam",
+    "rune55-small-far",
+    "skovy-catan-webcam",
+    "chase-casino-crops",
+)
+GAMES = Path(__file__).resolve().parents[1] / "data" / "games"
+FIRST = 5  # the throws a memory has not yet seen much: "from the sixth throw on" starts after them
+
+
+@dataclass
+class Throw:
+    image: Path
+    kind: str
+    faces: list[str]  # the true faces
+    spots: list[tuple[float, float, float]] | None  # centre x, y, side of each labelled die (None: faces only)
+
+
+@dataclass
+class Play:
+    exact: list[bool] = field(default_factory=list)
+    taps: list[int] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)  # taps by what they fixed: face, phantom, swap, empty
+    ms: list[float] = field(default_factory=list)
+    teach_ms: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        later = self.exact[FIRST:]
+        return {
+            "exact": _share(self.exact),
+            "exact_first_5": _share(self.exact[:FIRST]),
+            "exact_after_5": _share(later) if later else float("nan"),
+            "taps_per_throw": sum(self.taps) / max(len(self.taps), 1),
+            "taps_after_5": sum(self.taps[FIRST:]) / max(len(self.taps[FIRST:]), 1),
+            "taps_by_kind": dict(self.kinds),
+        }
+
+
+def _share(values: list[bool]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def throws_of(labels: Path, splits: set[str] | None) -> list[Throw]:
+    """The rows of ``labels`` (of ``splits``, or all where none of the rows is of them), in file order."""
+    items = load_labels(labels.parent, fixes={})
+    chosen = [it for it in items if splits is None or it.split in splits] or items
+    out = []
+    for it in chosen:
+        if it.image is None:
+            continue
+        faces = [FACES[b.cls] for b in it.boxes]
+        boxed = all(b.x1 > b.x0 and b.y1 > b.y0 for b in it.boxes)
+        spots = (
+            [((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, float(s)) for b, s in zip(it.boxes, die_sides(it), strict=True)]
+            if boxed
+            else None
+        )
+        out.append(Throw(it.image, it.kind, faces, spots))
+    return out
+
+
+@dataclass
+class Outcome:
+    taps: int
+    kinds: Counter[str]
+    boxes: list[tuple[int, int, int, int]]  # what the memory learns: these crops ...
+    faces: list[int]  # ... with these faces (0-5, or NOT_A_DIE) ...
+    corrected: list[bool]  # ... corrected or only confirmed
+
+
+def confirm(throw: Throw, proposal: Reading) -> Outcome:
+    """The player's taps on the proposal and what the confirmed throw teaches."""
+    value = {face: k for k, face in enumerate(FACES)}
+    truth = [value[f] % 6 for f in throw.faces]
+    dice = list(proposal.dice)
+    if throw.spots is None:
+        return _by_faces(truth, dice, len(throw.faces))
+    pairs = _pairs(throw.spots, dice)
+    left = [d for d in proposal.extra if d.assumed is None]
+    left_pairs = _pairs(throw.spots, left)
+    taps = 0
+    out = Outcome(0, Counter(), [], [], [])
+    found = set(pairs)
+    for j, d in enumerate(dice):
+        i = next((i for i, jj in pairs.items() if jj == j), None)
+        if i is not None:
+            right = d.value - 1 == truth[i]
+            taps += not right
+            out.kinds["face"] += not right
+            out.boxes.append(d.box)
+            out.faces.append(truth[i])
+            out.corrected.append(not right)
+            continue
+        # a phantom: a left-out real die swaps in for it (one tap), else its value is tapped over
+        swap = next((i for i in left_pairs if i not in found), None)
+        taps += 1
+        out.kinds["phantom" if swap is None else "swap"] += 1
+        out.boxes.append(d.box)
+        out.faces.append(NOT_A_DIE)
+        out.corrected.append(True)
+        if swap is not None:
+            found.add(swap)
+            sd = left[left_pairs[swap]]
+            taps += sd.value - 1 != truth[swap]
+            out.boxes.append(sd.box)
+            out.faces.append(truth[swap])
+            out.corrected.append(True)
+    taps += max(0, len(throw.faces) - len(dice))  # empty places
+    out.kinds["empty"] += max(0, len(throw.faces) - len(dice))
+    out.taps = taps
+    return out
+
+
+def _pairs(spots: list[tuple[float, float, float]], dice: list[Die]) -> dict[int, int]:
+    """Labelled die -> read die whose box centre lies within half its side, nearest pairs first, each used once."""
+    cand = []
+    for i, (x, y, side) in enumerate(spots):
+        for j, d in enumerate(dice):
+            dist = float(np.hypot((d.box[0] + d.box[2]) / 2 - x, (d.box[1] + d.box[3]) / 2 - y))
+            if dist < 0.5 * side:
+                cand.append((dist, i, j))
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _dist, i, j in sorted(cand):
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+def _by_faces(truth: list[int], dice: list[Die], count: int) -> Outcome:
+    """Faces only: equal faces pair first; the faces left go to the dice left, surest first."""
+    need = Counter(truth)
+    out = Outcome(0, Counter(), [], [], [])
+    rest: list[Die] = []
+    for d in dice:
+        if need[d.value - 1] > 0:
+            need[d.value - 1] -= 1
+            out.boxes.append(d.box)
+            out.faces.append(d.value - 1)
+            out.corrected.append(False)
+        else:
+            rest.append(d)
+    wanted = sorted(need.elements())
+    for d, face in zip(sorted(rest, key=lambda d: -d.confidence), wanted, strict=False):
+        out.boxes.append(d.box)
+        out.faces.append(face)
+        out.corrected.append(True)
+    out.taps = sum(need.values()) + max(0, len(dice) - count)
+    out.kinds["face"] = out.taps
+    return out
+
+
+def play(reader: DiceReader, throws: list[Throw], learn: bool) -> Play:
+    memory: DiceMemory | None = None
+    result = Play()
+    for n, throw in enumerate(throws):
+        bgr = cv2.imread(str(throw.image), cv2.IMREAD_COLOR)
+        if memory is None and learn:
+            memory = reader.memory(throw.kind)
+        t0 = time.perf_counter()
+        reading = reader.read_array(bgr, throw.kind, memory)
+        result.ms.append((time.perf_counter() - t0) * 1000)
+        proposal = fit_count(reading, len(throw.faces))
+        outcome = confirm(throw, proposal)
+        result.exact.append(outcome.taps == 0)
+        result.taps.append(outcome.taps)
+        result.kinds.update(outcome.kinds)
+        if memory is not None:
+            t0 = time.perf_counter()
+            reader.teach(memory, bgr, n, outcome.boxes, outcome.faces, outcome.corrected)
+            result.teach_ms.append((time.perf_counter() - t0) * 1000)
+    if memory is not None:
+        result.memory_bytes = len(memory.to_bytes())  # type: ignore[attr-defined]
+    return result
+
+
+def default_labels() -> list[Path]:
+    root = photo_root()
+    out = [root / s / "labels.csv" for s in SETS]
+    if GAMES.is_dir():
+        out += sorted(GAMES.glob("*/labels.csv"))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--labels", type=Path, action="append", help="a labels.csv (repeatable); default: see above")
+    ap.add_argument("--root", type=Path, help="the folder of the images (default: the labels file's folder)")
+    ap.add_argument("--split", default="test,unseen", help="rows of these splits (all rows where none is of them)")
+    ap.add_argument("--models", type=Path, help="a model folder (default: the bundled models)")
+    ap.add_argument("--json", action="store_true", help="one JSON object per set")
+    args = ap.parse_args()
+    reader = DiceReader(args.models)
+    splits = set(args.split.split(",")) if args.split else None
+    for labels in args.labels or default_labels():
+        if args.root is not None:
+            labels = args.root / labels.name if not labels.is_file() else labels
+        throws = throws_of(labels, splits)
+        name = labels.parent.name
+        static = play(reader, throws, learn=False)
+        learning = play(reader, throws, learn=True)
+        row = {
+            "set": name,
+            "throws": len(throws),
+            "static": static.summary(),
+            "learning": learning.summary(),
+            "ms_static": statistics.median(static.ms),
+            "ms_learning": statistics.median(learning.ms),
+            "ms_teach": statistics.median(learning.teach_ms),
+            "memory_kb": getattr(learning, "memory_bytes", 0) / 1024,
+        }
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            s, le = row["static"], row["learning"]
+            print(
+                f"{name:24s} {len(throws):4d} throws | static exact {s['exact']:.1%} after5 {s['exact_after_5']:.1%} "
+                f"taps {s['taps_per_throw']:.3f} | learning exact {le['exact']:.1%} after5 {le['exact_after_5']:.1%} "
+                f"taps {le['taps_per_throw']:.3f} first5 {s['exact_first_5']:.0%}->{le['exact_first_5']:.0%} | "
+                f"ms {row['ms_static']:.1f} -> {row['ms_learning']:.1f} (teach {row['ms_teach']:.1f}) "
+                f"memory {row['memory_kb']:.0f} kB | taps {s['taps_by_kind']} -> {le['taps_by_kind']}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,303 @@
+"""The game's memory of its dice (issue 52): every confirmed throw teaches the reader those dice on that table.
+
+A game is played with one set of dice under one camera all evening. Each die of a confirmed throw is kept here as
+what the classifier saw of it (its embedding, ``vision/train/embedding.py``, in the four quarter turns of its crop)
+with the face the players confirmed, or as "not a die" where they said so. Reading a new photo, each candidate is
+compared with these: the faces of the confirmed crops most like it add their evidence to the classifier's logits.
+
+* How much it counts follows how near the confirmed crops are (a kernel on the cosine similarity): a die unlike any
+  seen is read as the bundled classifier reads it, and an empty memory changes nothing at all.
+* Per face, the mean of the nearest ``NEAREST`` crops counts, not their sum, so a face seen often does not outvote a
+  face seen rarely but closely.
+* A correction weighs more than a silent confirmation (``CORRECTED``); a crop whose confirmed face the crops like it
+  contradict counts little (``DOUBTED``: a wrong confirmation does not poison the rest); older throws fade
+  (``HALF_LIFE``), so dice changed midway are learned again and the old ones stop counting.
+* Bounded: at most ``LIMIT`` dice, the oldest silent confirmations go first.
+
+Pure numpy, no I/O: ``to_bytes``/``from_bytes`` are what the server keeps in SQLite.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+FACES_PER_KIND = 6
+NOT_A_DIE = 6  # the class of a crop the players said is no die (the classifier's background)
+CLASSES = FACES_PER_KIND + 1
+VIEWS = 4  # quarter turns of each crop kept: a die on a table is turned, never mirrored
+LIMIT = 480  # dice kept: 480 x 4 views x 352 features x 2 bytes = 1.35 MB
+TAU = 0.06  # width of the kernel on cosine similarity: a crop 0.06 less alike counts e times less
+BETA = 0.3  # evidence a prior face has before any crop: below it the memory says little
+NEAREST = 3  # crops per face whose mean counts
+STRENGTH = 1.0  # weight of the memory's log-odds beside the classifier's logits
+CORRECTED = 2.0  # a die the players corrected counts this much more than one they only confirmed
+DOUBTED = 0.15  # weight of a crop whose confirmed face the crops most like it contradict
+CONTRADICT = 4.0  # ... contradict: another face's evidence this many times its own
+HALF_LIFE = 40.0  # throws after which a confirmed crop counts half
+RECENT = 5  # the last throws whose dice set the size of the dice in play
+SIZE_FACTOR = 1.8  # a candidate this far off their side, either way, is no die of this game (as vision/decide.py)
+
+
+def normalise(emb: np.ndarray, parts: Sequence[int]) -> np.ndarray:
+    """Each member's part of the embedding to unit length, the whole to unit length: members weigh alike."""
+    out = np.asarray(emb, np.float32).copy()
+    start = 0
+    for width in parts or [out.shape[-1]]:
+        seg = out[..., start : start + width]
+        seg /= np.linalg.norm(seg, axis=-1, keepdims=True) + 1e-6
+        start += width
+    out /= np.sqrt(max(len(parts), 1))
+    return out
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What the memory holds, as the table page says it: dice seen, corrections among them, not-a-die crops."""
+
+    seen: int
+    corrected: int
+    not_dice: int
+
+
+class DiceMemory:
+    """The confirmed dice of one game (or one saved dice set). Not thread-safe: one game's reads are serialised by
+    the caller."""
+
+    def __init__(self, kind: str, parts: Sequence[int], limit: int = LIMIT) -> None:
+        if kind not in ("pip", "poker"):
+            raise ValueError(f"A memory of dice is of pip or poker dice, not {kind!r}.")
+        self.kind = kind
+        self.parts = [int(p) for p in parts]
+        self.width = sum(self.parts)
+        self.limit = limit
+        self.views = np.zeros((0, VIEWS, self.width), np.float32)
+        self.faces = np.zeros(0, np.int8)
+        self.throws = np.zeros(0, np.int64)
+        self.corrected = np.zeros(0, bool)
+        self.sides = np.zeros(0, np.float32)
+        self._weights: np.ndarray | None = None
+        self._flat: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.faces)
+
+    def knowledge(self) -> Knowledge:
+        dice = self.faces != NOT_A_DIE
+        return Knowledge(int(dice.sum()), int((self.corrected & dice).sum()), int((~dice).sum()))
+
+    # ------------------------------------------------------------------ teaching
+
+    def teach(
+        self,
+        throw: int,
+        views: np.ndarray,
+        faces: Sequence[int],
+        corrected: Sequence[bool],
+        sides: Sequence[float],
+    ) -> None:
+        """The dice of one confirmed throw: ``views`` (k, >=4, width) raw embeddings of each crop's views (the first
+        four quarter turns are kept), ``faces`` 0-5 (or ``NOT_A_DIE``), ``corrected`` where the players changed the
+        reading, ``sides`` in the photo's pixels. A throw taught again replaces what it taught."""
+        views = np.asarray(views, np.float32)
+        k = len(faces)
+        if views.ndim != 3 or views.shape[0] != k or views.shape[1] < VIEWS or views.shape[2] != self.width:
+            raise ValueError(f"{k} dice need embeddings of shape ({k}, {VIEWS}+, {self.width}), not {views.shape}.")
+        if len(corrected) != k or len(sides) != k:
+            raise ValueError("Each die needs its face, whether it was corrected, and its side.")
+        if any(not 0 <= int(f) <= NOT_A_DIE for f in faces):
+            raise ValueError(f"Faces are 0-5 (or {NOT_A_DIE}, not a die), not {list(faces)}.")
+        self.forget(throw)
+        self.views = np.concatenate([self.views, normalise(views[:, :VIEWS], self.parts)])
+        self.faces = np.concatenate([self.faces, np.asarray(faces, np.int8)])
+        self.throws = np.concatenate([self.throws, np.full(k, throw, np.int64)])
+        self.corrected = np.concatenate([self.corrected, np.asarray(corrected, bool)])
+        self.sides = np.concatenate([self.sides, np.asarray(sides, np.float32)])
+        self._bound()
+        self._changed()
+
+    def forget(self, throw: int) -> None:
+        """What one throw taught (its action was undone)."""
+        self._keep(self.throws != throw)
+
+    def forget_after(self, throw: int) -> None:
+        """What every throw after ``throw`` taught (the game was undone back to it)."""
+        self._keep(self.throws <= throw)
+
+    def merge(self, other: DiceMemory) -> None:
+        """Another memory's dice (a saved set a game starts from), as older than any of this memory's throws."""
+        if other.kind != self.kind or other.parts != self.parts:
+            raise ValueError("A saved set of other dice or of another model cannot be merged.")
+        if not len(other):
+            return
+        offset = (int(self.throws.min()) if len(self) else 0) - int(other.throws.max()) - 1
+        self.views = np.concatenate([other.views, self.views])
+        self.faces = np.concatenate([other.faces, self.faces])
+        self.throws = np.concatenate([other.throws + offset, self.throws])
+        self.corrected = np.concatenate([other.corrected, self.corrected])
+        self.sides = np.concatenate([other.sides, self.sides])
+        self._bound()
+        self._changed()
+
+    def _keep(self, mask: np.ndarray) -> None:
+        if mask.all():
+            return
+        self.views, self.faces, self.throws = self.views[mask], self.faces[mask], self.throws[mask]
+        self.corrected, self.sides = self.corrected[mask], self.sides[mask]
+        self._changed()
+
+    def _bound(self) -> None:
+        """At most ``limit`` dice: the oldest silent confirmations go first, then the oldest corrections."""
+        extra = len(self) - self.limit
+        if extra <= 0:
+            return
+        order = np.lexsort((self.throws, self.corrected))  # silent before corrected, oldest first
+        drop = np.zeros(len(self), bool)
+        drop[order[:extra]] = True
+        self._keep(~drop)
+
+    def _changed(self) -> None:
+        self._weights = None
+        self._flat = None
+
+    # ------------------------------------------------------------------ weights
+
+    def weights(self) -> np.ndarray:
+        """Each crop's weight: corrected or not, its age in throws, and whether the crops like it agree."""
+        if self._weights is None:
+            w = np.where(self.corrected, CORRECTED, 1.0).astype(np.float32)
+            if len(self):
+                ages = _ages(self.throws)
+                w *= 0.5 ** (ages / HALF_LIFE)
+                w *= np.where(self._contradicted(w) | self._off_size(), DOUBTED, 1.0)
+            self._weights = w.astype(np.float32)
+        return self._weights
+
+    def _contradicted(self, w: np.ndarray) -> np.ndarray:
+        """Crops whose like, from other throws, say another face by far (``CONTRADICT``): a confirmation gone wrong
+        (a die tapped as 3 that every 5 of these dice resembles)."""
+        mean = normalise(self.views.mean(axis=1), [self.width])
+        sims = mean @ mean.T
+        other = self.throws[:, None] != self.throws[None, :]
+        kernel = np.where(other, np.exp((sims - 1.0) / TAU), 0.0) * w[None, :]
+        evidence = _per_face(kernel, self.faces)
+        own = evidence[np.arange(len(self)), self.faces]
+        evidence[np.arange(len(self)), self.faces] = 0.0
+        rival = evidence.max(axis=1)
+        out: np.ndarray = (rival > CONTRADICT * (own + BETA / CLASSES)) & (rival > BETA)
+        return out
+
+    def _off_size(self) -> np.ndarray:
+        """Crops far off the size of the dice confirmed around them (``SIZE_FACTOR``): a pip or a speck confirmed as
+        the die it stood for, since the players only changed its value."""
+        dice = self.faces != NOT_A_DIE
+        out = np.zeros(len(self), bool)
+        for t in np.unique(self.throws):
+            near = dice & (np.abs(_rank(self.throws, t)) <= RECENT)
+            if near.sum() < 2:
+                continue
+            side = float(np.median(self.sides[near]))
+            mine = self.throws == t
+            ratio = np.maximum(self.sides[mine], side) / np.maximum(np.minimum(self.sides[mine], side), 1e-6)
+            out[mine] = dice[mine] & (ratio > SIZE_FACTOR)
+        return out
+
+    # ------------------------------------------------------------------ reading
+
+    def log_odds(self, emb: np.ndarray) -> np.ndarray:
+        """Per candidate (first-view embeddings, (m, width)), what the memory adds to the log-probability of each
+        class (six faces, then not a die), (m, 7); zeros where nothing like it was seen."""
+        m = len(emb)
+        if not len(self) or m == 0:
+            return np.zeros((m, CLASSES), np.float32)
+        if self._flat is None:
+            self._flat = np.ascontiguousarray(self.views.reshape(-1, self.width))
+        q = normalise(emb, self.parts)
+        sims = (q @ self._flat.T).reshape(m, len(self), VIEWS).max(axis=2)
+        kernel = np.exp((sims - 1.0) / TAU) * self.weights()[None, :]
+        evidence = _per_face(kernel, self.faces)
+        prior = BETA / CLASSES
+        p = (evidence + prior) / (evidence.sum(axis=1, keepdims=True) + BETA)
+        # where the crops like it disagree among themselves (a pip that players confirmed as this die's face and
+        # that), the memory knows nothing: only the margin of its likeliest class over the next one counts
+        top2 = np.sort(p, axis=1)[:, -2:]
+        clear = (top2[:, 1] - top2[:, 0]) / top2[:, 1]
+        out: np.ndarray = (STRENGTH * clear[:, None] * np.log(p * CLASSES)).astype(np.float32)
+        return out
+
+    def off_size(self, sides: np.ndarray) -> np.ndarray:
+        """Candidates (their sides in the photo's pixels) far off the size of the dice in play: not dice of this game.
+        Nothing before ``RECENT`` throws have set the size."""
+        side = self.side()
+        dice = self.faces != NOT_A_DIE
+        if side is None or len(np.unique(self.throws[dice])) < RECENT:
+            return np.zeros(len(sides), bool)
+        ratio = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6)
+        out: np.ndarray = ratio > SIZE_FACTOR
+        return out
+
+    def side(self) -> float | None:
+        """The median side of the dice of the last ``RECENT`` throws taught (the dice in play), None before any."""
+        dice = self.faces != NOT_A_DIE
+        if not dice.any():
+            return None
+        recent = np.unique(self.throws[dice])[-RECENT:]
+        return float(np.median(self.sides[dice & np.isin(self.throws, recent)]))
+
+    # ------------------------------------------------------------------ keeping
+
+    def to_bytes(self) -> bytes:
+        buf = io.BytesIO()
+        np.savez_compressed(
+            buf,
+            kind=np.array(self.kind),
+            parts=np.asarray(self.parts, np.int64),
+            views=self.views.astype(np.float16),
+            faces=self.faces,
+            throws=self.throws,
+            corrected=self.corrected,
+            sides=self.sides,
+        )
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, limit: int = LIMIT) -> DiceMemory:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            memory = cls(str(z["kind"]), [int(p) for p in z["parts"]], limit)
+            memory.views = z["views"].astype(np.float32)
+            memory.faces = z["faces"].astype(np.int8)
+            memory.throws = z["throws"].astype(np.int64)
+            memory.corrected = z["corrected"].astype(bool)
+            memory.sides = z["sides"].astype(np.float32)
+        if memory.views.shape[1:] != (VIEWS, memory.width) or len({len(memory.views), len(memory.faces)}) != 1:
+            raise ValueError("A kept memory of dice is damaged.")
+        return memory
+
+
+def _rank(throws: np.ndarray, throw: int) -> np.ndarray:
+    """Each crop's throw counted in throws taught from ``throw`` (0 for its own, negative before it)."""
+    order = np.unique(throws)
+    out: np.ndarray = np.searchsorted(order, throws) - np.searchsorted(order, throw)
+    return out
+
+
+def _ages(throws: np.ndarray) -> np.ndarray:
+    """How many throws were taught after each crop's throw."""
+    order = np.unique(throws)
+    rank = np.searchsorted(order, throws)
+    out: np.ndarray = (len(order) - 1 - rank).astype(np.float32)
+    return out
+
+
+def _per_face(kernel: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(m, n) kernel values to (m, 7) evidence: per class, the mean of its ``NEAREST`` largest (zeros pad)."""
+    out = np.zeros((len(kernel), CLASSES), np.float32)
+    for c in np.unique(faces):
+        cols = kernel[:, faces == c]
+        if cols.shape[1] > NEAREST:
+            cols = np.partition(cols, cols.shape[1] - NEAREST, axis=1)[:, -NEAREST:]
+        out[:, int(c)] = cols.sum(axis=1) / NEAREST
+    return out
