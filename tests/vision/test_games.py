@@ -89,6 +89,7 @@ def test_the_change_game_changes_at_k(tmp_path: Path) -> None:
     game = render_game("change-poker", 0, throws=6, size=SMALL, change_at=2)
     first, second = game.spec.sets
     assert [t.dice_set for t in game.throws] == [first] * 2 + [second] * 4
+    assert len(game.throws[2].scene.dice) == 5  # new dice come with a new turn, not in a rethrow
     for t in game.throws:
         allowed = set(SETS[t.dice_set][1].printed)
         assert {d.printed for d in t.scene.dice} <= allowed
@@ -108,6 +109,7 @@ def test_throws_show_one_to_five_dice_about_one_rethrow_in_three() -> None:
         assert sizes[0] == 5
         assert all(1 <= n <= 5 for n in sizes)
         assert 8 <= sum(n < 5 for n in sizes) <= 32, (spec.name, sizes)
+        assert throw_sizes(spec, 0, 60, 30)[30] == 5
     game = render_game("pip-big-pips", 0, throws=8, size=SMALL)
     assert [len(t.scene.dice) for t in game.throws] == throw_sizes(game.spec, 0, 8)
 

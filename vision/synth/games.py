@@ -456,12 +456,13 @@ def _table_view(rig: _Rig, cam: Camera, shift: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.warpPerspective(rig.table, m, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT))
 
 
-def throw_sizes(spec: GameSpec, seed: int, throws: int) -> list[int]:
-    """How many dice each throw shows: 5, or a rethrow of 1-4 (about one throw in three; never the first)."""
+def throw_sizes(spec: GameSpec, seed: int, throws: int, change_at: int | None = None) -> list[int]:
+    """How many dice each throw shows: 5, or a rethrow of 1-4 (about one throw in three; never the first, nor the
+    first throw of new dice at ``change_at``: they come to the table with a new turn)."""
     out = []
     for i in range(throws):
         rng = _stream(seed, spec.name, 1, i)
-        out.append(5 if i == 0 or rng.random() >= RETHROW_SHARE else int(rng.integers(1, 5)))
+        out.append(5 if i in (0, change_at) or rng.random() >= RETHROW_SHARE else int(rng.integers(1, 5)))
     return out
 
 
@@ -497,7 +498,7 @@ def render_game(
         "die_px": round(rig.die_px, 1),
         "jpeg_quality": rig.quality,
     }
-    sizes = throw_sizes(spec, seed, throws)
+    sizes = throw_sizes(spec, seed, throws, change_at)
     W, H = rig.size
     for i, n in enumerate(sizes):
         rng = _stream(seed, spec.name, 2, i)
