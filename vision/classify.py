@@ -6,6 +6,7 @@ and the winning printing is reported so the person sees "D read as Q".
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -96,6 +97,8 @@ class Classifier:
 
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
+        # names the model that saw a crop: a game's memory reads only embeddings of the model reading with it
+        self.digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         meta = self.sess.get_modelmeta().custom_metadata_map
         self.class_names: list[str] = json.loads(meta["class_names"])
         self.columns = rank_columns(self.class_names, path.name)
@@ -171,14 +174,15 @@ class Classifier:
                 mean[doubt] = (mean[doubt] * turns + rest * (REREAD_VIEWS - turns)) / REREAD_VIEWS
         return mean, first
 
-    def embed_views(self, bgr: np.ndarray, c: Candidates) -> np.ndarray:
-        """Each crop's embedding in all eight views, (n, 8, width): what the memory of a game keeps of a die."""
+    def embed_views(self, bgr: np.ndarray, c: Candidates, views: int = 4) -> np.ndarray:
+        """Each crop's embedding in its first ``views`` views, (n, views, width): what the memory of a game keeps of
+        a die (four quarter turns: a die on a table is turned, never mirrored)."""
         if not self.embedding_parts:
             raise ValueError("this classifier file has no embedding output; add one with vision.train.embedding.")
         x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
-        batch = np.concatenate([view(x, k) for k in range(REREAD_VIEWS)])
+        batch = np.concatenate([view(x, k) for k in range(views)])
         emb = np.asarray(self.sess.run(self.outputs[1:], {self.input: np.ascontiguousarray(batch)})[0])
-        out: np.ndarray = emb.reshape(REREAD_VIEWS, len(x), -1).transpose(1, 0, 2)
+        out: np.ndarray = emb.reshape(views, len(x), -1).transpose(1, 0, 2)
         return out
 
     def _viewed(self, x: np.ndarray, views: range) -> tuple[np.ndarray, np.ndarray | None]:

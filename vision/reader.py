@@ -99,10 +99,16 @@ class DiceReader:
             memory.forget(throw)
             return
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
+        sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist())
+
+    def embed_boxes(self, bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
+        """The embeddings (n, 4 quarter turns, width) of the dice in ``boxes`` (px of ``bgr``), cropped as the
+        reader crops a candidate of that box."""
+        b = np.asarray(boxes, np.float32).reshape(-1, 4)
         centres = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
-        c = Candidates(centres, sides, np.ones(len(b), np.float32))
-        memory.teach(throw, self.classifier.embed_views(bgr, c), faces, corrected, sides.tolist())
+        return self.classifier.embed_views(bgr, Candidates(centres, sides, np.ones(len(b), np.float32)))
 
     def candidates(self, bgr: np.ndarray) -> Candidates:
         """The detector's candidates, at most ``MAX_DICE``, the strongest."""
@@ -115,9 +121,11 @@ class DiceReader:
         c = self.candidates(img.bgr)
         full, emb = self.classifier.model_outputs(img.bgr, c)
         logits = self.classifier.merge(full)
-        if memory is not None and len(memory) and emb is not None:
+        if memory is not None and (not len(memory) or kind not in ("auto", memory.kind) or emb is None):
+            memory = None  # nothing learned yet, or dice of another kind than asked for: read as the bundled reader
+        if memory is not None and emb is not None:
             logits = _with_memory(logits, memory, emb)
-            kind = memory.kind if kind == "auto" else kind
+            kind = memory.kind
         if self.rules.nested:
             keep = nested(c, logits)
             c, full, logits = c.select(keep), full[keep], logits[keep]
@@ -131,7 +139,7 @@ class DiceReader:
         dice_mask = is_die(p, self.classifier.max_background)
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
-        if memory is not None and len(memory):
+        if memory is not None:
             # the game knows the size of its dice: candidates of another size are kept only among the dropped
             dice_mask &= ~memory.off_size(c.sides * img.scale)
         flag_below = self.classifier.threshold

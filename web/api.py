@@ -28,7 +28,7 @@ from companion import numbers
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
 from companion.errors import N_, BecherError, IllegalAction, MalformedInput
-from web import access, live, memory, photos
+from web import access, lessons, live, memory, photos
 from web.access import Denied, current_device
 from web.say import Message, message_of, say
 from web.store import GameRow, NotFound, Store, shown
@@ -457,10 +457,11 @@ def games_create() -> Response:
         log = GameLog.new(game, players, settings)
     except BecherError as exc:
         fail(400, "malformed", message_of(exc))
+    known = dice_set_of(data)
     store = store_of()
     check_game_rate(store)
     try:
-        view = store.create(log, current_device(), public, bound_seats=bound_seats)
+        view = store.create(log, current_device(), public, bound_seats=bound_seats, known=known)
     except BaseException:
         give_back_game(0)
         raise
@@ -576,9 +577,119 @@ def games_play(game_id: str) -> Response:
     photo = data.get("photo")
     if photo is not None and not isinstance(photo, str):
         fail(400, "malformed", "The field 'photo' must be the id of an uploaded photo.")
-    view, n = store.play(game_id, current_device(), seen, action, photo, optional_revision(data))
+    taught = taught_lessons(store, game_id, action, photo, data.get("photo_dice"), data.get("not_dice"))
+    view, n = store.play(game_id, current_device(), seen, action, photo, optional_revision(data), taught)
     publish_game(view)
     return ok(201, game=encoded(view), n=n)
+
+
+def dice_reader() -> Any:
+    """The process's dice reader where it can learn (its classifier gives embeddings), else None: a server without
+    the reader's models still keeps the score."""
+    try:
+        from vision.reader import get_reader
+
+        reader = get_reader()
+    except Exception:
+        return None
+    return reader if reader.classifier.embedding_parts else None
+
+
+def taught_lessons(
+    store: Store, game_id: str, action: JSON, photo_id: str | None, photo_dice: Any, not_dice: Any
+) -> list[lessons.Lesson]:
+    """What a throw sent with its photo teaches the game's memory of its dice (web/lessons.py): each die of the
+    photo with the value sent for it (``photo_dice`` says which, else the likeliest), the dice said to be none
+    (``not_dice``). A bad ``photo_dice`` or ``not_dice`` is refused (400) before anything is kept."""
+    if photo_id is None:
+        if photo_dice is not None or not_dice is not None:
+            fail(400, "malformed", "The fields 'photo_dice' and 'not_dice' go with a 'photo'.")
+        return []
+    values = action.get("dice")
+    if not isinstance(values, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
+    ):
+        if photo_dice is not None:
+            fail(400, "malformed", "The field 'photo_dice' goes with an action that sends its dice.")
+        values = []
+    try:
+        photo = store.photo(photo_id)
+    except NotFound:
+        return []  # the store refuses the action itself
+    if photo.game_id != game_id or photo.reading is None:
+        return []
+    try:
+        taught = lessons.what_it_teaches(photo.reading, values, photo_dice, not_dice)
+    except lessons.LessonError as exc:
+        fail(400, "malformed", exc.message)
+    reader = dice_reader()
+    if reader is None or not taught:
+        return []
+    try:
+        return lessons.lessons_of(reader, store.photo_data(photo_id), str(photo.reading.get("kind", "pip")), taught)
+    except Exception:  # the throw counts whatever the reader makes of its photo
+        current_app.logger.exception("could not learn the dice of photo %s", photo_id)
+        return []
+
+
+def game_memory(app: Flask, store: Store, game_id: str) -> Any:
+    """The game's memory of its dice for the reader (None where it knows nothing or cannot learn)."""
+    reader = dice_reader()
+    if reader is None:
+        return None
+    memories: lessons.Memories = app.extensions["becher.memories"]
+    try:
+        return memories.get(store.conn(), game_id, store.row(game_id).revision, reader)
+    except NotFound:
+        return None
+
+
+@bp.get("/dice-sets")
+def dice_sets_list() -> Response:
+    return ok(sets=lessons.list_sets(store_of().conn()))
+
+
+@bp.post("/games/<game_id>/dice-set")
+def dice_set_save(game_id: str) -> Response:
+    """The dice this game's reader has learned, saved under a name to start another game with."""
+    store = store_of()
+    access.require_write(store, game_row(game_id))
+    name = body().get("name")
+    if not isinstance(name, str):
+        fail(400, "malformed", "Name the dice in the field 'name' (for example \"the red casino dice\").")
+    check_names([name])
+    try:
+        with store._write() as conn:
+            saved = lessons.save_set(conn, game_id, name, current_device())
+    except lessons.LessonError as exc:
+        fail(409 if "not seen" in exc.message.template else 400, "malformed", exc.message)
+    return ok(201, set=saved)
+
+
+@bp.delete("/dice-sets/<int:set_id>")
+def dice_set_delete(set_id: int) -> Response:
+    store = store_of()
+    row = store.conn().execute("SELECT owner FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+    if row is None:
+        fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
+    if row[0] != current_device():
+        fail(403, "forbidden", "Only the device that saved these dice can delete them.")
+    with store._write() as conn:
+        lessons.delete_set(conn, set_id)
+    return ok(deleted=set_id)
+
+
+def dice_set_of(data: JSON) -> tuple[str, list[tuple[int, lessons.Lesson]]] | None:
+    """The saved dice a new game starts knowing (``dice_set``: a set's id), None where none is asked."""
+    set_id = data.get("dice_set")
+    if set_id is None:
+        return None
+    if isinstance(set_id, bool) or not isinstance(set_id, int):
+        fail(400, "malformed", "The field 'dice_set' must be the id of a saved set of dice.")
+    try:
+        return lessons.set_rows(store_of().conn(), set_id)
+    except LookupError:
+        fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
 
 
 @bp.post("/games/<game_id>/undo")
@@ -629,9 +740,10 @@ def games_rematch(game_id: str) -> Response:
         old_members = store.members(game_id)
         members = [(m["device"], "player", m["name"]) for m in old_members]
         seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
+        known = lessons.known_of(store.conn(), game_id)  # the same dice on the same table: the reader knows them
         check_game_rate(store)
         try:
-            made = store.create(log, row.owner, row.public, members, row.bound_seats, seats)
+            made = store.create(log, row.owner, row.public, members, row.bound_seats, seats, known)
         except BaseException:
             give_back_game(0)
             raise
@@ -808,6 +920,7 @@ def upload_photo(game_id: str) -> Response:
     hub = hub_of()
     device = current_device()
     logger = current_app.logger
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
 
     def job() -> tuple[JSON, bool]:
         """Runs on a reader worker: read, store the outcome, tell the watchers; the request may have stopped waiting."""
@@ -815,7 +928,7 @@ def upload_photo(game_id: str) -> Response:
         error: str | None = None
         try:
             source = data if prepared.for_reader is None else prepared.for_reader
-            read = photos.propose(photos.read_image(source, kind), count, on_table)
+            read = photos.propose(photos.read_image(source, kind, game_memory(app, store, game_id)), count, on_table)
             reading = photos.scale_reading(read, prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING

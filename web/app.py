@@ -16,7 +16,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 import web.pages
-from web import access, api, camera_api, live, photos
+from web import access, api, camera_api, lessons, live, photos
 from web.say import say
 from web.store import Store
 
@@ -94,6 +94,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
+    app.extensions["becher.memories"] = lessons.Memories()
     app.extensions["becher.decode"] = photos.DecodeSlots(
         int(app.config["DECODE_SLOTS"]), int(app.config["DECODE_PIXELS"]), float(app.config["DECODE_WAIT"])
     )

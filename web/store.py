@@ -25,6 +25,7 @@ from typing import Any
 
 from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
+from web.lessons import Lesson, forget_after, keep_lessons, learned
 
 JSON = dict[str, Any]
 
@@ -90,6 +91,32 @@ CREATE TABLE IF NOT EXISTS game_players (
     PRIMARY KEY (game_id, seat)
 );
 CREATE INDEX IF NOT EXISTS game_players_player ON game_players(player_id);
+CREATE TABLE IF NOT EXISTS lessons (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    k INTEGER NOT NULL,
+    face INTEGER NOT NULL,
+    corrected INTEGER NOT NULL,
+    side REAL NOT NULL,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    views BLOB NOT NULL,
+    PRIMARY KEY (game_id, n, k)
+);
+CREATE TABLE IF NOT EXISTS dice_sets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    seen INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_dice (
+    game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    set_name TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS digests (
     game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     revision INTEGER NOT NULL,
@@ -501,6 +528,7 @@ class Store:
             "bound_seats": row.bound_seats,
             "rematch": row.rematch,
             "photos": self._photo_map(conn, row.id),
+            "memory": learned(conn, row.id),
             "state": log.summary(),
         }
 
@@ -642,8 +670,11 @@ class Store:
         members: Sequence[tuple[str, str, str]] = (),
         bound_seats: bool = False,
         seats: Mapping[str, int] | None = None,
+        known: tuple[str, Sequence[tuple[int, Lesson]]] | None = None,
     ) -> JSON:
-        """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name)."""
+        """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name);
+        ``known``: the dice it starts knowing (a saved set's or the old game's in a rematch, web/lessons.py), with the
+        name shown for them."""
         now = time.time()
         with self._write() as conn:
             game_id = new_id()
@@ -687,6 +718,10 @@ class Store:
             from web.players import link_game
 
             link_game(conn, game_id, log.setup.players, now)
+            if known is not None:
+                from web.lessons import start_knowing
+
+                start_knowing(conn, game_id, *known)
             self._remember(game_id, count, log)
         return self.game(game_id)
 
@@ -743,8 +778,11 @@ class Store:
         action: Mapping[str, object],
         photo_id: str | None = None,
         revision: int | None = None,
+        lessons: Sequence[Lesson] = (),
     ) -> tuple[JSON, int]:
-        """Verify and append one action; returns the new game and the action's number."""
+        """Verify and append one action; returns the new game and the action's number. ``lessons``: what its photo
+        teaches the game's memory of its dice (web/lessons.py), kept in the same transaction, so an undo takes it
+        back with the action."""
         with self._write() as conn:
             row = self._row(conn, game_id)
             log = self._load_log(conn, row)
@@ -777,6 +815,7 @@ class Store:
                         time.time(),
                     ),
                 )
+                keep_lessons(conn, game_id, n, lessons)
                 view = self._bump(conn, row, log)
             except BaseException:
                 self._logs.pop(game_id, None)  # the cached log already holds the action; fold again next time
@@ -803,6 +842,7 @@ class Store:
             try:
                 removed = log.undo(count)
                 conn.execute("DELETE FROM actions WHERE game_id = ? AND n > ?", (game_id, len(log)))
+                forget_after(conn, game_id, len(log))
                 view = self._bump(conn, row, log)
             except BaseException:
                 self._logs.pop(game_id, None)

@@ -1,0 +1,151 @@
+"""The server keeps what confirmed throws teach the reader (issue 52): with the action, undone with it, across a
+restart, as a saved dice set, into a rematch, gone with the game; bad ``photo_dice`` refused and nothing kept."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.web.conftest import BONE_ROUND, Device
+from tests.web.test_photos import dice_photo, reader_problem, upload
+from web import photos
+from web.app import create_app
+
+pytestmark = pytest.mark.skipif(reader_problem() is not None, reason=str(reader_problem()))
+
+
+def throw_with_photo(device: Device, game_id: str, **extra: Any) -> tuple[Any, dict[str, Any]]:
+    """Upload the five-dice photo and confirm the first throw of Bone with it; (answer, the photo's reading)."""
+    answer = upload(device, game_id, dice_photo(800, 600)).json
+    reading = answer["reading"]
+    assert reading is not None and len(reading["dice"]) == 5, answer
+    r = device.play(game_id, BONE_ROUND[0], seen=0, photo=answer["photo"]["id"], **extra)
+    return r, reading
+
+
+def memory_of(device: Device, game_id: str) -> dict[str, Any]:
+    memory: dict[str, Any] = device.get(f"/api/games/{game_id}").json["game"]["memory"]
+    return memory
+
+
+def test_a_confirmed_throw_teaches_its_dice_and_an_undo_takes_them_back(client: Device) -> None:
+    game = client.create()
+    assert memory_of(client, game["id"]) == {"seen": 0, "corrected": 0, "set": None}
+    r, reading = throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    assert r.status_code == 201
+    # BONE_ROUND's throw is 1 2 3 4 5 and the photo shows 1 2 3 4 5 left to right: any die read otherwise is a
+    # correction
+    wrong = sum(d["value"] != v for d, v in zip(reading["dice"], [1, 2, 3, 4, 5], strict=True))
+    assert r.json["game"]["memory"] == {"seen": 5, "corrected": wrong, "set": None}
+    undo = client.post(f"/api/games/{game['id']}/undo", json={"seen": 1})
+    assert undo.json["game"]["memory"]["seen"] == 0
+
+
+def test_values_sent_without_photo_dice_go_to_the_likeliest_dice(client: Device) -> None:
+    game = client.create()
+    r, _ = throw_with_photo(client, game["id"])
+    assert r.json["game"]["memory"]["seen"] == 5
+
+
+@pytest.mark.parametrize(
+    ("extra", "word"),
+    [
+        ({"photo_dice": [0, 1, 2]}, "photo_dice"),  # not one per value
+        ({"photo_dice": [0, 0, 1, 2, 3]}, "photo_dice"),  # a die twice
+        ({"photo_dice": [0, 1, 2, 3, 9]}, "photo_dice"),  # a die the photo lacks
+        ({"photo_dice": [0, 1, 2, 3, True]}, "photo_dice"),
+        ({"photo_dice": "0 1 2 3 4"}, "photo_dice"),
+        ({"photo_dice": [0, 1, 2, 3, None], "not_dice": [0]}, "not_dice"),  # a die sent both as die and as none
+        ({"not_dice": 3}, "not_dice"),
+    ],
+)
+def test_photo_dice_that_do_not_fit_the_photo_are_refused_and_nothing_is_kept(
+    client: Device, extra: dict[str, Any], word: str
+) -> None:
+    game = client.create()
+    r, _ = throw_with_photo(client, game["id"], **extra)
+    assert r.status_code == 400 and word in r.json["error"]
+    after = client.get(f"/api/games/{game['id']}").json["game"]
+    assert after["state"]["actions"] == 0 and after["memory"]["seen"] == 0
+
+
+def test_photo_dice_without_a_photo_are_refused(client: Device) -> None:
+    game = client.create()
+    r = client.play(game["id"], BONE_ROUND[0], seen=0, photo_dice=[0, 1, 2, 3, 4])
+    assert r.status_code == 400 and "photo" in r.json["error"]
+
+
+def test_dice_said_to_be_none_are_kept_as_not_dice(client: Device) -> None:
+    game = client.create()
+    r, _ = throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, None], not_dice=[4])
+    assert r.status_code == 201
+    # four dice learned; the fifth box is kept as "not a die", which is no die seen
+    assert r.json["game"]["memory"]["seen"] == 4
+
+
+def test_what_was_learned_survives_a_restart_and_the_next_photo_is_read_with_it(
+    app: Flask, client: Device, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = client.create()
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    again = create_app({"TESTING": True, "DATABASE": str(tmp_path / "becher.sqlite3"), "READ_TIMEOUT": 60.0})
+    try:
+        device = Device(again.test_client())
+        device.client.set_cookie(
+            "becher_device", client.client.get_cookie("becher_device").value  # type: ignore[union-attr]
+        )
+        assert memory_of(device, game["id"])["seen"] == 5
+        seen: list[Any] = []
+        real = photos.read_image
+
+        def spy(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+            seen.append(memory)
+            return real(data, kind, memory)
+
+        monkeypatch.setattr(photos, "read_image", spy)
+        answer = upload(device, game["id"], dice_photo(800, 600)).json
+        assert answer["reading"] is not None
+        assert seen and seen[0] is not None and len(seen[0]) == 5  # type: ignore[arg-type]
+    finally:
+        again.extensions["becher.shutdown"]()
+
+
+def test_a_saved_dice_set_starts_another_game_and_goes_when_deleted(
+    client: Device, new_device: Callable[[], Device]
+) -> None:
+    game = client.create()
+    empty = client.post(f"/api/games/{game['id']}/dice-set", json={"name": "red casino dice"})
+    assert empty.status_code == 409
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    learned = memory_of(client, game["id"])
+    assert client.post(f"/api/games/{game['id']}/dice-set", json={"name": ""}).status_code == 400
+    assert client.post(f"/api/games/{game['id']}/dice-set", json={"name": "x" * 41}).status_code == 400
+    saved = client.post(f"/api/games/{game['id']}/dice-set", json={"name": " red  casino dice "})
+    assert saved.status_code == 201
+    dice_set = saved.json["set"]
+    assert dice_set["name"] == "red casino dice" and dice_set["seen"] == 5 and dice_set["kind"] == "pip"
+    assert client.get("/api/dice-sets").json["sets"] == [dice_set]
+    r = client.post("/api/games", json={"game": "bone", "players": ["A", "B"], "dice_set": dice_set["id"]})
+    assert r.status_code == 201
+    assert r.json["game"]["memory"] == {**learned, "set": "red casino dice"}
+    assert client.post("/api/games", json={"game": "bone", "players": ["A", "B"], "dice_set": 999}).status_code == 404
+    assert new_device().delete(f"/api/dice-sets/{dice_set['id']}").status_code == 403
+    assert client.delete(f"/api/dice-sets/{dice_set['id']}").status_code == 200
+    assert client.get("/api/dice-sets").json["sets"] == []
+    # the game started from it keeps what it knew
+    assert memory_of(client, r.json["game"]["id"])["seen"] == 5
+
+
+def test_a_rematch_knows_the_dice_and_a_deleted_game_takes_its_lessons_along(app: Flask, client: Device) -> None:
+    game = client.create()
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    rematch = client.post(f"/api/games/{game['id']}/rematch").json["game"]
+    assert rematch["memory"]["seen"] == 5
+    client.delete(f"/api/games/{game['id']}")
+    conn = app.extensions["becher.store"].conn()
+    assert conn.execute("SELECT COUNT(*) FROM lessons WHERE game_id = ?", (game["id"],)).fetchone()[0] == 0
+    assert memory_of(client, rematch["id"])["seen"] == 5

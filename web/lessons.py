@@ -1,0 +1,368 @@
+"""What a confirmed throw teaches the game's memory of its dice (issue 52), kept in SQLite beside the game.
+
+A throw confirmed with a photo teaches each die of it: the crop's embedding (``vision.memory``) with the face the
+players confirmed, whether they corrected the reading, and the die's size in the photo; a box they marked "not a die"
+teaches that. The lessons are rows of the ``lessons`` table, written in the same transaction as the throw's action,
+numbered by it: an undo deletes the lessons of the actions it takes back, a deleted game takes its lessons along
+(``ON DELETE CASCADE``), and what the server acknowledged is never half taught. Lessons a game starts with (a saved
+dice set, or the old game's in a rematch: same dice, same table) carry numbers before any action.
+
+The memory read from them is cached per game and revision: a game's lessons change only with its revision.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from companion.errors import Message
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from vision.memory import DiceMemory
+    from vision.reader import DiceReader
+
+JSON = dict[str, Any]
+
+LIMIT = 480  # lessons kept per game (vision.memory.LIMIT): 480 x 2.8 kB, under 1.4 MB
+BEFORE = 10_000_000  # lessons a game starts with are numbered this far before its first action
+NOT_A_DIE = 6  # vision.memory.NOT_A_DIE (kept here so that the server imports no numpy-heavy reader to count)
+SET_NAME_LIMIT = 40  # characters of a dice set's name
+CACHED = 16  # games whose memory is kept built
+
+
+class LessonError(ValueError):
+    """A throw's dice do not fit its photo: the request is refused, nothing is kept."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.render())
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Lesson:
+    k: int  # the die within its throw
+    face: int  # 0-5, or NOT_A_DIE
+    corrected: bool
+    side: float  # px of the photo
+    kind: str  # pip or poker
+    model: str  # the classifier file that saw it (a memory reads only what its own model saw)
+    views: bytes  # float16 (4, width): the crop's embedding in four quarter turns
+
+
+# ---------------------------------------------------------------------------------------------- rows
+
+
+def keep_lessons(conn: sqlite3.Connection, game_id: str, n: int, lessons: Sequence[Lesson]) -> None:
+    """Keep a throw's lessons; the game keeps at most ``LIMIT``, its oldest silent confirmations going first."""
+    if not lessons:
+        return
+    conn.executemany(
+        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views) for x in lessons],
+    )
+    (count,) = conn.execute("SELECT COUNT(*) FROM lessons WHERE game_id = ?", (game_id,)).fetchone()
+    if count > LIMIT:
+        conn.execute(
+            "DELETE FROM lessons WHERE rowid IN (SELECT rowid FROM lessons WHERE game_id = ?"
+            " ORDER BY corrected, n, k LIMIT ?)",
+            (game_id, count - LIMIT),
+        )
+
+
+def forget_after(conn: sqlite3.Connection, game_id: str, n: int) -> None:
+    """The lessons of actions after ``n`` (undone); what the game started knowing stays."""
+    conn.execute("DELETE FROM lessons WHERE game_id = ? AND n > ?", (game_id, n))
+
+
+def learned(conn: sqlite3.Connection, game_id: str) -> JSON:
+    """What the table page says the reader knows: dice seen, corrections among them, the saved set it began with."""
+    seen, corrected = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(corrected), 0) FROM lessons WHERE game_id = ? AND face < ?",
+        (game_id, NOT_A_DIE),
+    ).fetchone()
+    row = conn.execute("SELECT set_name FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
+    return {"seen": int(seen), "corrected": int(corrected), "set": row[0] if row and row[0] else None}
+
+
+def game_lessons(conn: sqlite3.Connection, game_id: str) -> list[tuple[int, Lesson]]:
+    rows = conn.execute(
+        "SELECT n, k, face, corrected, side, kind, model, views FROM lessons WHERE game_id = ? ORDER BY n, k",
+        (game_id,),
+    ).fetchall()
+    return [(int(r[0]), Lesson(int(r[1]), int(r[2]), bool(r[3]), float(r[4]), r[5], r[6], bytes(r[7]))) for r in rows]
+
+
+def start_knowing(conn: sqlite3.Connection, game_id: str, name: str, rows: Sequence[tuple[int, Lesson]]) -> None:
+    """A new game's first lessons (``rows`` numbered in their own order), before any of its actions."""
+    if name:
+        conn.execute("INSERT OR REPLACE INTO game_dice (game_id, set_name) VALUES (?, ?)", (game_id, name))
+    if not rows:
+        return
+    last = max(n for n, _ in rows)
+    for n, lesson in rows:
+        keep_lessons(conn, game_id, n - last - BEFORE, [lesson])
+
+
+def known_of(conn: sqlite3.Connection, game_id: str) -> tuple[str, list[tuple[int, Lesson]]]:
+    """What a rematch of ``game_id`` starts knowing: its lessons, under the name of the set it began with."""
+    row = conn.execute("SELECT set_name FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
+    return (row[0] if row else ""), game_lessons(conn, game_id)
+
+
+# ---------------------------------------------------------------------------------------------- dice sets
+
+
+def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> JSON:
+    """The game's lessons as a named set (a set of that name is replaced); refused while it has learned nothing."""
+    name = " ".join(name.split())
+    if not name:
+        raise LessonError(Message("Give the dice a name."))
+    if len(name) > SET_NAME_LIMIT:
+        raise LessonError(Message("A name for the dice is at most {n} characters.", n=SET_NAME_LIMIT))
+    rows = game_lessons(conn, game_id)
+    dice = [x for _, x in rows if x.face != NOT_A_DIE]
+    if not dice:
+        raise LessonError(Message("The reader has not seen these dice yet; confirm a throw with a photo first."))
+    model, kind = dice[-1].model, dice[-1].kind
+    rows = [(n, x) for n, x in rows if x.model == model and x.kind == kind]
+    data = _pack(rows)
+    now = time.time()
+    conn.execute("DELETE FROM dice_sets WHERE name = ?", (name,))
+    cur = conn.execute(
+        "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (name, kind, model, owner, sum(1 for _, x in rows if x.face != NOT_A_DIE), data, now),
+    )
+    return set_json(conn, int(cur.lastrowid or 0))
+
+
+def set_json(conn: sqlite3.Connection, set_id: int) -> JSON:
+    r = conn.execute("SELECT id, name, kind, seen, created FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+    if r is None:
+        raise LookupError(set_id)
+    from web.store import iso
+
+    return {"id": int(r[0]), "name": r[1], "kind": r[2], "seen": int(r[3]), "created": iso(r[4])}
+
+
+def list_sets(conn: sqlite3.Connection) -> list[JSON]:
+    ids = [int(r[0]) for r in conn.execute("SELECT id FROM dice_sets ORDER BY name COLLATE NOCASE, id")]
+    return [set_json(conn, i) for i in ids]
+
+
+def set_rows(conn: sqlite3.Connection, set_id: int) -> tuple[str, list[tuple[int, Lesson]]]:
+    """A saved set's name and lessons; LookupError where there is none."""
+    r = conn.execute("SELECT name, data FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+    if r is None:
+        raise LookupError(set_id)
+    return r[0], _unpack(bytes(r[1]))
+
+
+def delete_set(conn: sqlite3.Connection, set_id: int) -> None:
+    if conn.execute("DELETE FROM dice_sets WHERE id = ?", (set_id,)).rowcount == 0:
+        raise LookupError(set_id)
+
+
+def _pack(rows: Sequence[tuple[int, Lesson]]) -> bytes:
+    """Lessons as one npz blob (a set outlives the game it came from)."""
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf,
+        n=np.array([n for n, _ in rows], np.int64),
+        k=np.array([x.k for _, x in rows], np.int64),
+        face=np.array([x.face for _, x in rows], np.int8),
+        corrected=np.array([x.corrected for _, x in rows], bool),
+        side=np.array([x.side for _, x in rows], np.float32),
+        kind=np.array([x.kind for _, x in rows]),
+        model=np.array([x.model for _, x in rows]),
+        views=np.stack([np.frombuffer(x.views, np.float16) for _, x in rows]),
+    )
+    return buf.getvalue()
+
+
+def _unpack(data: bytes) -> list[tuple[int, Lesson]]:
+    import io
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return [
+            (
+                int(z["n"][i]),
+                Lesson(
+                    int(z["k"][i]),
+                    int(z["face"][i]),
+                    bool(z["corrected"][i]),
+                    float(z["side"][i]),
+                    str(z["kind"][i]),
+                    str(z["model"][i]),
+                    z["views"][i].astype(np.float16).tobytes(),
+                ),
+            )
+            for i in range(len(z["n"]))
+        ]
+
+
+# ---------------------------------------------------------------------------------------------- a throw's lessons
+
+
+@dataclass(frozen=True)
+class Taught:
+    box: tuple[int, int, int, int]
+    face: int
+    corrected: bool
+
+
+def what_it_teaches(reading: JSON, values: Sequence[int], photo_dice: Any, not_dice: Any) -> list[Taught]:
+    """The dice a confirmed throw teaches, from its photo's reading and the values the players sent.
+
+    ``photo_dice``: per value, the index of the die it came from in the photo's shown list (the dice proposed, then
+    those left out), or None (tapped in, held); absent, the values go to the proposed dice by the likeliest
+    assignment (equal values first, then the surest die takes what is left). ``not_dice``: shown dice the players said
+    are none. Raises LessonError where they do not fit the photo.
+    """
+    shown = list(reading.get("dice") or []) + list(reading.get("extra") or [])
+    taught: list[Taught] = []
+    used: set[int] = set()
+    if photo_dice is None:
+        taught = _likeliest(list(reading.get("dice") or []), values)
+        used = {-1}
+    else:
+        if not isinstance(photo_dice, list) or len(photo_dice) != len(values):
+            raise LessonError(
+                Message(
+                    "'photo_dice' must list, for each of the {n} dice sent, its die in the photo or null.",
+                    n=len(values),
+                )
+            )
+        for value, index in zip(values, photo_dice, strict=True):
+            if index is None:
+                continue
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(shown) or index in used:
+                raise LessonError(
+                    Message(
+                        "'photo_dice' names a die the photo does not have ({index}); it shows {n}.",
+                        index=str(index)[:20],
+                        n=len(shown),
+                    )
+                )
+            used.add(index)
+            die = shown[index]
+            proposed = index < len(reading.get("dice") or [])
+            taught.append(Taught(_box(die), value - 1, not proposed or int(die.get("value", 0)) != value))
+    if not_dice is not None:
+        if not isinstance(not_dice, list):
+            raise LessonError(Message("'not_dice' must list the photo's dice that are not dice."))
+        for index in not_dice:
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(shown) or index in used:
+                raise LessonError(
+                    Message(
+                        "'not_dice' names a die the photo does not have, or one sent as a die ({index}).",
+                        index=str(index)[:20],
+                    )
+                )
+            used.add(index)
+            taught.append(Taught(_box(shown[index]), NOT_A_DIE, True))
+    return taught
+
+
+def _box(die: JSON) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = (int(v) for v in die["box"])
+    return x0, y0, x1, y1
+
+
+def _likeliest(dice: list[JSON], values: Sequence[int]) -> list[Taught]:
+    need: dict[int, int] = {}
+    for v in values:
+        need[v] = need.get(v, 0) + 1
+    out: list[Taught] = []
+    rest: list[JSON] = []
+    for die in dice:
+        v = int(die.get("value", 0))
+        if need.get(v, 0) > 0:
+            need[v] -= 1
+            out.append(Taught(_box(die), v - 1, False))
+        else:
+            rest.append(die)
+    left = sorted(v for v, c in need.items() for _ in range(c))
+    for die, v in zip(sorted(rest, key=lambda d: -float(d.get("confidence", 0))), left, strict=False):
+        out.append(Taught(_box(die), v - 1, True))
+    return out
+
+
+def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taught]) -> list[Lesson]:
+    """What the reader keeps of each taught die of a photo: its embedding in four turns."""
+    if not taught:
+        return []
+    import cv2
+
+    from vision.memory import VIEWS
+
+    bgr = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if bgr is None:
+        return []
+    views = reader.embed_boxes(bgr, [t.box for t in taught])[:, :VIEWS].astype(np.float16)
+    model = reader.classifier.digest
+    return [
+        Lesson(
+            k,
+            t.face,
+            t.corrected,
+            float(max(t.box[2] - t.box[0], t.box[3] - t.box[1])),
+            kind,
+            model,
+            views[k].tobytes(),
+        )
+        for k, t in enumerate(taught)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------- the memory
+
+
+def build(rows: Sequence[tuple[int, Lesson]], reader: DiceReader) -> DiceMemory | None:
+    """The memory of a game's lessons, as far as this reader's model saw them (of the kind taught last)."""
+    mine = [(n, x) for n, x in rows if x.model == reader.classifier.digest]
+    if not mine:
+        return None
+    kind = mine[-1][1].kind
+    memory = reader.memory(kind)
+    width = sum(reader.classifier.embedding_parts)
+    by_throw: dict[int, list[Lesson]] = {}
+    for n, x in mine:
+        if x.kind == kind:
+            by_throw.setdefault(n, []).append(x)
+    for n, group in by_throw.items():
+        views = np.stack([np.frombuffer(x.views, np.float16).reshape(-1, width) for x in group]).astype(np.float32)
+        memory.teach(n, views, [x.face for x in group], [x.corrected for x in group], [x.side for x in group])
+    return memory
+
+
+class Memories:
+    """Each game's memory, built once per revision (its lessons change only with it), the last ``CACHED`` games."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._built: OrderedDict[str, tuple[int, DiceMemory | None]] = OrderedDict()
+
+    def get(self, conn: sqlite3.Connection, game_id: str, revision: int, reader: DiceReader) -> DiceMemory | None:
+        with self._lock:
+            hit = self._built.get(game_id)
+            if hit is not None and hit[0] == revision:
+                self._built.move_to_end(game_id)
+                return hit[1]
+        memory = build(game_lessons(conn, game_id), reader)
+        with self._lock:
+            self._built[game_id] = (revision, memory)
+            self._built.move_to_end(game_id)
+            while len(self._built) > CACHED:
+                self._built.popitem(last=False)
+        return memory
