@@ -194,12 +194,12 @@ def reader_for(kind: str = "auto") -> Reader:
     """The real dice reader as a callable; the model loads on the first frame read, not at import."""
     state: dict[str, Any] = {}
 
-    def read(bgr: np.ndarray) -> Reading:
+    def read(bgr: np.ndarray, memory: Any = None) -> Reading:
         if "reader" not in state:
             from vision.reader import get_reader
 
             state["reader"] = get_reader()
-        result: Reading = state["reader"].read_array(bgr, kind)
+        result: Reading = state["reader"].read_array(bgr, kind, memory)
         return result
 
     return read

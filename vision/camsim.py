@@ -336,7 +336,7 @@ class TruthReader:
         self.calls = 0
         self.rng = np.random.default_rng(seed)
 
-    def __call__(self, bgr: np.ndarray) -> Reading:
+    def __call__(self, bgr: np.ndarray, memory: object = None) -> Reading:
         self.calls += 1
         h, w = bgr.shape[:2]
         faces = PIP_FACES if self.kind == "pip" else POKER_FACES

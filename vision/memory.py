@@ -3,7 +3,7 @@
 A game is played with one set of dice under one camera all evening. Each die of a confirmed throw is kept here as
 what the classifier saw of it (its embedding, ``vision/train/embedding.py``, in the four quarter turns of its crop)
 with the face the players confirmed, or as "not a die" where they said so. Reading a new photo, each candidate is
-compared with these: the faces of the confirmed crops most like it add their evidence to the classifier's logits.
+compared with these: the faces of the confirmed crops most like it are mixed into the classifier's probabilities.
 
 * How much it counts follows how near the confirmed crops are (a kernel on the cosine similarity): a die unlike any
   seen is read as the bundled classifier reads it, and an empty memory changes nothing at all.
@@ -20,6 +20,7 @@ Pure numpy, no I/O: ``to_bytes``/``from_bytes`` are what the server keeps in SQL
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,15 +32,20 @@ CLASSES = FACES_PER_KIND + 1
 VIEWS = 4  # quarter turns of each crop kept: a die on a table is turned, never mirrored
 LIMIT = 480  # dice kept: 480 x 4 views x 352 features x 2 bytes = 1.35 MB
 TAU = 0.06  # width of the kernel on cosine similarity: a crop 0.06 less alike counts e times less
-BETA = 0.3  # evidence a prior face has before any crop: below it the memory says little
+BETA = 0.3  # the memory counts as much as the classifier where its evidence is this (one crop alike: about 0.3)
 NEAREST = 3  # crops per face whose mean counts
-STRENGTH = 1.0  # weight of the memory's log-odds beside the classifier's logits
+PULL = 1.5  # power of the memory's odds of a face beside the classifier's
+ODDS_PRIOR = 0.03  # evidence each face has in those odds before any crop: one corrected crop alike outweighs it
+TRUST_FROM = 0.8  # a memory that reads its own crops right this often, or less, is not listened to
+TRUST_AFTER = 10  # crops that others resemble before the memory's trust is judged (full trust until then)
+SURE_DIE = 0.8  # weight over which the memory's dice also lower the classifier's background (to 0 at weight 1)
 CORRECTED = 2.0  # a die the players corrected counts this much more than one they only confirmed
 DOUBTED = 0.15  # weight of a crop whose confirmed face the crops most like it contradict
 CONTRADICT = 4.0  # ... contradict: another face's evidence this many times its own
 HALF_LIFE = 40.0  # throws after which a confirmed crop counts half
 RECENT = 5  # the last throws whose dice set the size of the dice in play
 SIZE_FACTOR = 1.8  # a candidate this far off their side, either way, is no die of this game (as vision/decide.py)
+SIZE_SPREAD = 1.4  # ... once the recent dice agree on a size: their upper quartile within this factor of the lower
 
 
 def normalise(emb: np.ndarray, parts: Sequence[int]) -> np.ndarray:
@@ -80,6 +86,7 @@ class DiceMemory:
         self.corrected = np.zeros(0, bool)
         self.sides = np.zeros(0, np.float32)
         self._weights: np.ndarray | None = None
+        self.trust = 1.0  # set with the weights (``_trust``)
         self._flat: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -169,26 +176,46 @@ class DiceMemory:
         """Each crop's weight: corrected or not, its age in throws, and whether the crops like it agree."""
         if self._weights is None:
             w = np.where(self.corrected, CORRECTED, 1.0).astype(np.float32)
+            self.trust = 1.0
             if len(self):
                 ages = _ages(self.throws)
                 w *= 0.5 ** (ages / HALF_LIFE)
-                w *= np.where(self._contradicted(w) | self._off_size(), DOUBTED, 1.0)
+                evidence = self._from_other_throws(w)
+                w *= np.where(self._contradicted(evidence) | self._off_size(), DOUBTED, 1.0)
+                self.trust = self._trust(evidence, w)
             self._weights = w.astype(np.float32)
         return self._weights
 
-    def _contradicted(self, w: np.ndarray) -> np.ndarray:
-        """Crops whose like, from other throws, say another face by far (``CONTRADICT``): a confirmation gone wrong
-        (a die tapped as 3 that every 5 of these dice resembles)."""
+    def _from_other_throws(self, w: np.ndarray) -> np.ndarray:
+        """Each crop's evidence (n, 7) from the crops of the other throws (their four turns averaged)."""
         mean = normalise(self.views.mean(axis=1), [self.width])
         sims = mean @ mean.T
         other = self.throws[:, None] != self.throws[None, :]
         kernel = np.where(other, np.exp((sims - 1.0) / TAU), 0.0) * w[None, :]
-        evidence = _per_face(kernel, self.faces)
-        own = evidence[np.arange(len(self)), self.faces]
-        evidence[np.arange(len(self)), self.faces] = 0.0
-        rival = evidence.max(axis=1)
+        return _per_face(kernel, self.faces)
+
+    def _contradicted(self, evidence: np.ndarray) -> np.ndarray:
+        """Crops whose like, from other throws, say another face by far (``CONTRADICT``): a confirmation gone wrong
+        (a die tapped as 3 that every 5 of these dice resembles)."""
+        rows = np.arange(len(self))
+        own = evidence[rows, self.faces]
+        rivals = evidence.copy()
+        rivals[rows, self.faces] = 0.0
+        rival = rivals.max(axis=1)
         out: np.ndarray = (rival > CONTRADICT * (own + BETA / CLASSES)) & (rival > BETA)
         return out
+
+    def _trust(self, evidence: np.ndarray, w: np.ndarray) -> float:
+        """How far the memory is to be trusted, 0-1: of its crops that others resemble, the share those others read
+        right (each crop as the memory would read it without its own throw). Dice of one set under one camera read
+        each other right; a memory of many dice sets, or of dice it cannot tell apart, does not, and then says less
+        (``TRUST_FROM``)."""
+        known = evidence.sum(axis=1) > BETA
+        if known.sum() < TRUST_AFTER:
+            return 1.0
+        right = evidence[known].argmax(axis=1) == self.faces[known]
+        share = float((right * w[known]).sum() / max(float(w[known].sum()), 1e-9))
+        return float(np.clip((share - TRUST_FROM) / (1.0 - TRUST_FROM), 0.0, 1.0))
 
     def _off_size(self) -> np.ndarray:
         """Crops far off the size of the dice confirmed around them (``SIZE_FACTOR``): a pip or a speck confirmed as
@@ -207,9 +234,9 @@ class DiceMemory:
 
     # ------------------------------------------------------------------ reading
 
-    def log_odds(self, emb: np.ndarray) -> np.ndarray:
-        """Per candidate (first-view embeddings, (m, width)), what the memory adds to the log-probability of each
-        class (six faces, then not a die), (m, 7); zeros where nothing like it was seen."""
+    def evidence(self, emb: np.ndarray) -> np.ndarray:
+        """Per candidate (first-view embeddings, (m, width)), each class's evidence (six faces, then not a die),
+        (m, 7): the mean kernel of its ``NEAREST`` most alike confirmed crops, weighted (zero where none is near)."""
         m = len(emb)
         if not len(self) or m == 0:
             return np.zeros((m, CLASSES), np.float32)
@@ -218,34 +245,80 @@ class DiceMemory:
         q = normalise(emb, self.parts)
         sims = (q @ self._flat.T).reshape(m, len(self), VIEWS).max(axis=2)
         kernel = np.exp((sims - 1.0) / TAU) * self.weights()[None, :]
-        evidence = _per_face(kernel, self.faces)
-        prior = BETA / CLASSES
-        p = (evidence + prior) / (evidence.sum(axis=1, keepdims=True) + BETA)
-        # where the crops like it disagree among themselves (a pip that players confirmed as this die's face and
-        # that), the memory knows nothing: only the margin of its likeliest class over the next one counts
-        top2 = np.sort(p, axis=1)[:, -2:]
-        clear = (top2[:, 1] - top2[:, 0]) / top2[:, 1]
-        out: np.ndarray = (STRENGTH * clear[:, None] * np.log(p * CLASSES)).astype(np.float32)
+        return _per_face(kernel, self.faces)
+
+    def knows(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate: the classes of the confirmed crops like it, (m, 7) shares (uniform where nothing is like
+        it), and how much that counts, 0-1: their evidence against ``BETA``."""
+        return self._shares(self.evidence(emb))
+
+    @staticmethod
+    def _shares(evidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        total = evidence.sum(axis=1)
+        shares = np.where(total[:, None] > 0, evidence / np.maximum(total, 1e-12)[:, None], 1.0 / CLASSES)
+        return shares.astype(np.float32), (total / (total + BETA)).astype(np.float32)
+
+    def mixed(self, probs: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """The classifier's probabilities of the six faces and background (m, 7) mixed with what the memory knows
+        of each candidate, in the measure it knows it.
+
+        Which face a die shows: the memory's faces mix in by their weight, so a crop like a corrected one reads as
+        corrected however sure the classifier was, and a crop like none reads as the classifier reads it. Whether it
+        is a die at all stays the classifier's, but for crops very like confirmed ones (``SURE_DIE``: a die the
+        classifier took for background, the emblem of a six) and crops like those the players said are none."""
+        evidence = self.evidence(emb)
+        faces, weight = self._shares(evidence)
+        bg = probs[:, NOT_A_DIE]
+        said_die = faces[:, :NOT_A_DIE].sum(axis=1)
+        said_none = faces[:, NOT_A_DIE]
+        face_w = weight * said_die
+        # which face: the classifier's odds times the memory's (smoothed by BETA, so a face no crop alike was
+        # confirmed as is not ruled out), to the power PULL: near crops decide, a muddle of faces says little
+        dice = evidence[:, :NOT_A_DIE]
+        mem = (dice + ODDS_PRIOR / FACES_PER_KIND) / (dice.sum(axis=1, keepdims=True) + ODDS_PRIOR)
+        self.weights()
+        z = np.log(np.maximum(probs[:, :NOT_A_DIE], 1e-12)) + PULL * self.trust * np.log(mem * FACES_PER_KIND)
+        z -= z.max(axis=1, keepdims=True)
+        face_mix = np.exp(z)
+        face_mix /= face_mix.sum(axis=1, keepdims=True)
+        # and where the crops alike are many, near and of one face (a die corrected before, seen again), their face
+        # is taken in the measure they agree: one correction of a die the classifier was sure of teaches at once
+        total = dice.sum(axis=1)
+        shares = dice / np.maximum(total, 1e-12)[:, None]
+        top2 = np.sort(shares, axis=1)[:, -2:]
+        decisive = self.trust * total / (total + BETA) * (top2[:, 1] - top2[:, 0])
+        face_mix = (1.0 - decisive)[:, None] * face_mix + decisive[:, None] * shares
+        # background: up by what the memory says is none, down only where it knows the crop surely as a die
+        down = self.trust * np.where(face_w > SURE_DIE, (face_w - SURE_DIE) / (1.0 - SURE_DIE), 0.0)
+        none = self.trust * weight * np.clip(2.0 * said_none - 1.0, 0.0, 1.0)  # where "none" outweighs every face
+        new_bg = bg * (1.0 - down) + (1.0 - bg) * none
+        out = np.empty_like(probs)
+        out[:, :NOT_A_DIE] = face_mix * (1.0 - new_bg)[:, None]
+        out[:, NOT_A_DIE] = new_bg
         return out
 
     def off_size(self, sides: np.ndarray) -> np.ndarray:
         """Candidates (their sides in the photo's pixels) far off the size of the dice in play: not dice of this game.
-        Nothing before ``RECENT`` throws have set the size."""
+        Nothing before ``RECENT`` throws have set the size, or while their sizes disagree (a phone held nearer and
+        farther)."""
         side = self.side()
-        dice = self.faces != NOT_A_DIE
-        if side is None or len(np.unique(self.throws[dice])) < RECENT:
+        if side is None:
             return np.zeros(len(sides), bool)
         ratio = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6)
         out: np.ndarray = ratio > SIZE_FACTOR
         return out
 
     def side(self) -> float | None:
-        """The median side of the dice of the last ``RECENT`` throws taught (the dice in play), None before any."""
-        dice = self.faces != NOT_A_DIE
-        if not dice.any():
+        """The median side of the dice of the last ``RECENT`` throws taught that count fully (no doubted lesson: a
+        pip confirmed as its die does not set the size), None before there are so many or where they disagree by
+        more than ``SIZE_SPREAD`` between their quartiles."""
+        trusted = (self.faces != NOT_A_DIE) & (self.weights() >= DOUBTED * CORRECTED + 1e-6)
+        throws = np.unique(self.throws[trusted])
+        if len(throws) < RECENT:
             return None
-        recent = np.unique(self.throws[dice])[-RECENT:]
-        return float(np.median(self.sides[dice & np.isin(self.throws, recent)]))
+        recent = self.sides[trusted & np.isin(self.throws, throws[-RECENT:])]
+        low, mid, high = np.percentile(recent, [25, 50, 75])
+        return float(mid) if high <= SIZE_SPREAD * max(low, 1e-6) else None
 
     # ------------------------------------------------------------------ keeping
 
@@ -265,13 +338,16 @@ class DiceMemory:
 
     @classmethod
     def from_bytes(cls, data: bytes, limit: int = LIMIT) -> DiceMemory:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            memory = cls(str(z["kind"]), [int(p) for p in z["parts"]], limit)
-            memory.views = z["views"].astype(np.float32)
-            memory.faces = z["faces"].astype(np.int8)
-            memory.throws = z["throws"].astype(np.int64)
-            memory.corrected = z["corrected"].astype(bool)
-            memory.sides = z["sides"].astype(np.float32)
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                memory = cls(str(z["kind"]), [int(p) for p in z["parts"]], limit)
+                memory.views = z["views"].astype(np.float32)
+                memory.faces = z["faces"].astype(np.int8)
+                memory.throws = z["throws"].astype(np.int64)
+                memory.corrected = z["corrected"].astype(bool)
+                memory.sides = z["sides"].astype(np.float32)
+        except (OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"A kept memory of dice is damaged ({exc}).") from None
         if memory.views.shape[1:] != (VIEWS, memory.width) or len({len(memory.views), len(memory.faces)}) != 1:
             raise ValueError("A kept memory of dice is damaged.")
         return memory

@@ -13,7 +13,7 @@ from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_
 from vision.decide import DOUBT, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector
-from vision.memory import NOT_A_DIE, DiceMemory
+from vision.memory import DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -123,12 +123,14 @@ class DiceReader:
         logits = self.classifier.merge(full)
         if memory is not None and (not len(memory) or kind not in ("auto", memory.kind) or emb is None):
             memory = None  # nothing learned yet, or dice of another kind than asked for: read as the bundled reader
-        if memory is not None and emb is not None:
-            logits = _with_memory(logits, memory, emb)
-            kind = memory.kind
         if self.rules.nested:
+            # by the classifier alone: a pip that players once confirmed as its die must not make a die a block
             keep = nested(c, logits)
             c, full, logits = c.select(keep), full[keep], logits[keep]
+            emb = None if emb is None else emb[keep]
+        if memory is not None and emb is not None:
+            logits = _with_memory(logits, memory, emb, self.classifier.temperature)
+            kind = memory.kind
         if kind == "auto":
             kind = choose_kind(logits, c.scores, c.sides)
         p = kind_probs(logits, kind, self.classifier.temperature)
@@ -140,8 +142,8 @@ class DiceReader:
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
         if memory is not None:
-            # the game knows the size of its dice: candidates of another size are kept only among the dropped
-            dice_mask &= ~memory.off_size(c.sides * img.scale)
+            # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
+            dice_mask &= ~(memory.off_size(c.sides * img.scale) & (confs < DOUBT))
         flag_below = self.classifier.threshold
         if self.rules.doubt:
             flag_below = max(flag_below, DOUBT)
@@ -163,13 +165,17 @@ class DiceReader:
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped)
 
 
-def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray) -> np.ndarray:
-    """The classifier's logits with what the game's memory adds to its kind's faces and to background."""
-    odds = memory.log_odds(emb)
-    first = 0 if memory.kind == "pip" else 6
+def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray, temperature: float) -> np.ndarray:
+    """The classifier's logits of the memory's kind (six faces and background) replaced by the mix of its
+    probabilities (``kind_probs``) with the memory's (``DiceMemory.mixed``), their total kept: every later step
+    (the size rule, the confidence, the count) reads the mix as it read the classifier."""
+    cols = [*range(6), BACKGROUND] if memory.kind == "pip" else [*range(6, 12), BACKGROUND]
+    z = logits[:, cols] / temperature
+    top = z.max(axis=1, keepdims=True)
+    total = top + np.log(np.exp(z - top).sum(axis=1, keepdims=True))
+    mixed = memory.mixed(np.exp(z - total), emb)
     out = logits.copy()
-    out[:, first : first + 6] += odds[:, :NOT_A_DIE]
-    out[:, BACKGROUND] += odds[:, NOT_A_DIE]
+    out[:, cols] = temperature * (np.log(np.maximum(mixed, 1e-12)) + total)
     return out
 
 

@@ -149,3 +149,28 @@ def test_a_rematch_knows_the_dice_and_a_deleted_game_takes_its_lessons_along(app
     conn = app.extensions["becher.store"].conn()
     assert conn.execute("SELECT COUNT(*) FROM lessons WHERE game_id = ?", (game["id"],)).fetchone()[0] == 0
     assert memory_of(client, rematch["id"])["seen"] == 5
+
+
+def test_the_camera_reads_the_game_it_watches_with_that_game_memory(app: Flask, client: Device) -> None:
+    import numpy as np
+
+    from vision.reading import Reading
+
+    game = client.create()
+    hub = app.extensions["becher.camera"]
+    got: list[Any] = []
+
+    def reader(bgr: Any, memory: Any = None) -> Reading:
+        got.append(memory)
+        return Reading("pip", (), bgr.shape[1], bgr.shape[0], 1.0)
+
+    hub._readers["auto"] = reader
+    frame = np.zeros((48, 64, 3), np.uint8)
+    hub.game_id = game["id"]
+    hub.read(frame)  # nothing learned yet: read as the bundled reader reads
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    hub.read(frame)
+    hub.game_id = None
+    hub.read(frame)
+    assert got[0] is None and got[2] is None
+    assert got[1] is not None and len(got[1]) == 5
