@@ -324,6 +324,7 @@ def client_words() -> Markup:
         "left_out_state": tr("left out, tap to take it in"),
         "dice_saved": tr("These dice are saved as “%(name)s”."),
         "name_needed": tr("Give the dice a name."),
+        "dice_set_option": tr("%(name)s (seen: %(n)s)"),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
         "uncertain_n": {
             n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n))

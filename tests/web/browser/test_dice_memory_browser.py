@@ -167,3 +167,102 @@ def test_a_throw_without_a_photo_sends_no_boxes(server: str, tablet: Any, phone:
         phone.click(f'.face-btn[data-face-value="{v}"]')
     body = send_and_capture(phone)
     assert "photo_dice" not in body and "not_dice" not in body and "photo" not in body
+
+
+def test_the_table_says_what_the_reader_knows_and_saves_the_dice(
+    server: str, tablet: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view's ``memory`` on the table, and "Save these dice" asking a name in place. The server's side of issue
+    52 is stood in for here: the memory is put into the Game JSON the pages read, and the dice-set endpoint is
+    answered by the browser's route."""
+    import dataclasses
+    import json
+
+    from web.pages import data
+
+    real = data.load
+    memory: dict[str, Any] = {"seen": 0, "corrected": 0, "set": None}
+
+    def with_memory(game_id: str) -> Any:
+        loaded = real(game_id)
+        return dataclasses.replace(loaded, game={**loaded.game, "memory": dict(memory)})
+
+    monkeypatch.setattr(data, "load", with_memory)
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    expect(tablet.locator("#memory-box")).to_have_count(0)  # nothing learned: nothing said
+    memory.update(seen=23, corrected=2, set="Kneipe")
+    tablet.reload()
+    expect(tablet.locator("#memory-box .memory-line")).to_have_text("Knows your dice: 23 seen · from “Kneipe”")
+    posted: list[dict[str, Any]] = []
+
+    def save(route: Any) -> None:
+        posted.append(route.request.post_data_json)
+        saved = {"id": 7, "name": posted[-1]["name"], "kind": "pip", "seen": 23, "created": "2025-01-01T20:00:00"}
+        body = {"set": saved}
+        route.fulfill(status=201, content_type="application/json", body=json.dumps(body))
+
+    tablet.route(f"**/api/games/{game_id}/dice-set", save)
+    tablet.click("#save-dice-open")
+    name = tablet.locator("#save-dice-name")
+    expect(name).to_be_focused()
+    name.fill("")
+    tablet.click('#save-dice button[type="submit"]')
+    expect(tablet.locator("#save-dice-error")).to_have_text("Give the dice a name.")
+    name.fill("Stammtisch")
+    # a throw from elsewhere redraws the box: the name typed stays
+    before = revision(tablet)
+    act = {"seen": 0, "action": {"type": "throw", "player": 0, "dice": [1, 2, 3, 4, 5]}}
+    assert tablet.request.post(f"{server}/api/games/{game_id}/actions", data=act, headers={"X-Becher": "1"}).ok
+    memory.update(seen=28)
+    wait_revision(tablet, before + 1)
+    expect(tablet.locator("#memory-box .memory-line")).to_contain_text("28 seen")
+    expect(tablet.locator("#save-dice-name")).to_have_value("Stammtisch")
+    screenshot(tablet, "i52-table-save-dice")
+    tablet.click('#save-dice button[type="submit"]')
+    expect(tablet.locator("#toast")).to_have_text("These dice are saved as “Stammtisch”.")
+    expect(tablet.locator("#save-dice")).to_be_hidden()
+    assert posted == [{"name": "Stammtisch"}]
+
+
+def test_the_start_page_offers_saved_dice_of_the_games_kind(
+    server: str, tablet: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    # the server's list is stood in for (issue 52's server side): the page is told where it is, the browser answers
+    monkeypatch.setattr("web.pages.start.dice_sets_url", lambda: "/api/dice-sets")
+
+    sets = [
+        {"id": 3, "name": "Kneipe", "kind": "pip", "seen": 41, "created": "2025-01-01T20:00:00"},
+        {"id": 4, "name": "Karten", "kind": "poker", "seen": 12, "created": "2025-01-02T20:00:00"},
+    ]
+    tablet.route(
+        "**/api/dice-sets",
+        lambda route: route.fulfill(content_type="application/json", body=json.dumps({"sets": sets})),
+    )
+    tablet.goto(f"{server}/")
+    tablet.check('input[name="game"][value="bone"]')
+    pick = tablet.locator("#dice-set")
+    expect(pick).to_be_visible()
+    options = tablet.locator("#dice-set option:not([hidden])")
+    expect(options).to_have_text(["New dice: the reader learns them in this game", "Kneipe (seen: 41)"])
+    tablet.check('input[name="game"][value="pokerdice"]')
+    expect(options).to_have_text(["New dice: the reader learns them in this game", "Karten (seen: 12)"])
+    pick.select_option("4")
+    screenshot(tablet, "i52-start-saved-dice")
+    with tablet.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/games")) as req:
+        tablet.click('#new-game button[type="submit"]')
+    assert req.value.post_data_json["dice_set"] == 4
+    tablet.wait_for_url("**/table/*")
+
+
+def test_without_saved_dice_the_start_page_asks_nothing(server: str, tablet: Any) -> None:
+    errors: list[str] = []
+    tablet.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tablet.goto(f"{server}/")  # a server without saved dice sets: the choice stays hidden, nothing is asked
+    tablet.wait_for_load_state("networkidle")
+    expect(tablet.locator("#dice-set-pick")).to_be_hidden()
+    assert not errors, errors
+    with tablet.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/games")) as req:
+        tablet.click('#new-game button[type="submit"]')
+    assert "dice_set" not in req.value.post_data_json
