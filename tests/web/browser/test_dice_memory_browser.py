@@ -13,7 +13,7 @@ pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not 
 
 from playwright.sync_api import expect
 
-from tests.web.browser.conftest import screenshot
+from tests.web.browser.conftest import PHONE, screenshot
 from tests.web.browser.flows import join, new_game, revision, wait_revision
 
 pytestmark = pytest.mark.browser
@@ -125,6 +125,22 @@ def test_a_left_out_die_is_swapped_in_with_one_tap(
     assert game["state"]["view"]["turn"]["dice"] == [3, 3, 4, 2, 6]
 
 
+def test_the_tables_own_entry_swaps_too(
+    server: str, tablet: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """The table page's entry is the phone's (phone.js): the same tap swaps a left-out die in."""
+    monkeypatch.setattr("web.photos.read_image", row_reading)
+    new_game(tablet, server, "bone", ["Anna", "Ben"])
+    upload_row(tablet, tmp_path)
+    tablet.locator(f'.photo-wrap .dbox[data-index="{LEFT_OUT}"]').click()
+    assert entry_values(tablet) == ["3", "3", "4", "2", "6"]
+    expect(tablet.locator(f'.photo-wrap .dbox[data-index="{PHANTOM}"]')).to_have_class(_has("not-die"))
+    tablet.locator("#photo-pane").scroll_into_view_if_needed()
+    screenshot(tablet, "i52-table-swapped")
+    body = send_and_capture(tablet)
+    assert body["photo_dice"] == [0, 1, LEFT_OUT, 3, 4] and body["not_dice"] == [PHANTOM]
+
+
 def test_a_box_marked_not_a_die_empties_its_place(
     server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
@@ -218,6 +234,10 @@ def test_the_table_says_what_the_reader_knows_and_saves_the_dice(
     expect(tablet.locator("#memory-box .memory-line")).to_contain_text("28 seen")
     expect(tablet.locator("#save-dice-name")).to_have_value("Stammtisch")
     screenshot(tablet, "i52-table-save-dice")
+    tablet.set_viewport_size(PHONE)  # a table page on a phone: the box fits, nothing wider than the screen
+    tablet.locator("#memory-box").scroll_into_view_if_needed()
+    assert tablet.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(tablet, "i52-table-save-dice-narrow")
     tablet.click('#save-dice button[type="submit"]')
     expect(tablet.locator("#toast")).to_have_text("These dice are saved as “Stammtisch”.")
     expect(tablet.locator("#save-dice")).to_be_hidden()
