@@ -117,10 +117,15 @@ def test_a_left_out_die_is_swapped_in_with_one_tap(
     expect(phantom).not_to_have_class(_has("not-die"))
     expect(phone.locator(f'.photo-wrap .dbox[data-index="{LEFT_OUT}"]')).to_have_class(_has("left-out"))
     phone.locator(f'.photo-wrap .dbox[data-index="{LEFT_OUT}"]').click()
+    # a reload mid-turn keeps the dice and what the player said of the photo's boxes
+    phone.reload()
+    expect(phone.locator("#entry .entry-die img")).to_have_count(5)
+    assert entry_values(phone) == ["3", "3", "4", "2", "6"]
     body = send_and_capture(phone)
     assert body["action"]["dice"] == [3, 3, 4, 2, 6]
     assert body["photo_dice"] == [0, 1, LEFT_OUT, 3, 4]
     assert body["not_dice"] == [PHANTOM]
+    assert isinstance(body["photo"], str)
     game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
     assert game["state"]["view"]["turn"]["dice"] == [3, 3, 4, 2, 6]
 
