@@ -19,6 +19,7 @@ from web.pages.i18n import tr
 
 __all__ = [
     "ChoiceView",
+    "DiceMemory",
     "GameChoice",
     "GamePage",
     "PlayerView",
@@ -26,6 +27,7 @@ __all__ = [
     "action_fields",
     "build_choices",
     "build_game_page",
+    "dice_memory",
     "game_name",
     "hand_label",
     "setting_help",
@@ -222,6 +224,33 @@ class ChoiceView:
 
 
 @dataclass(frozen=True)
+class DiceMemory:
+    """What the reader has learned of this game's dice (issue 52): confirmed dice crops ``seen``, of them
+    ``corrected`` by the player, and the saved dice set it started from (``set_name``, or None)."""
+
+    seen: int
+    corrected: int = 0
+    set_name: str | None = None
+
+
+def dice_memory(game: JSON) -> DiceMemory | None:
+    """The Game JSON's ``memory``, where the server has one and it holds anything; None otherwise."""
+    mem = game.get("memory")
+    if not isinstance(mem, dict):
+        return None
+    seen = mem.get("seen")
+    if not isinstance(seen, int) or isinstance(seen, bool) or seen <= 0:
+        return None
+    corrected = mem.get("corrected")
+    name = mem.get("set")
+    return DiceMemory(
+        seen=seen,
+        corrected=corrected if isinstance(corrected, int) and not isinstance(corrected, bool) else 0,
+        set_name=name if isinstance(name, str) and name else None,
+    )
+
+
+@dataclass(frozen=True)
 class GamePage:
     """Everything the table and phone pages show of one game; built from the API's Game JSON."""
 
@@ -245,6 +274,7 @@ class GamePage:
     turn_text: str
     winners: tuple[PlayerView, ...] = ()
     rematch: str | None = None  # the game's rematch, once someone started it: every device follows there
+    memory: DiceMemory | None = None  # what the reader has learned of the dice on this table (None: nothing yet)
 
     @property
     def over(self) -> bool:
@@ -538,4 +568,5 @@ def build_game_page(game: JSON) -> GamePage:
         ),
         winners=winners,
         rematch=str(game["rematch"]) if game.get("rematch") else None,
+        memory=dice_memory(game),
     )

@@ -313,6 +313,18 @@ def client_words() -> Markup:
             for n in range(1, 6)
         },
         "set_aside": tr("No room for %(dice)s: set aside until you release a kept die or clear."),
+        # a dotted box tapped (phone.js takeIn): it took the place of the least sure die, or filled an empty one
+        "swapped": tr(
+            "Die %(n)s is now %(face)s from the dotted box; the %(old)s it replaces is marked not a die "
+            "(tap it to take it back)."
+        ),
+        "taken_in": tr("Die %(n)s: %(face)s from the dotted box."),
+        "marked_not_die": tr("Marked not a die: tap the right face for die %(n)s, or tap a dotted box."),
+        "not_a_die_state": tr("not a die"),
+        "left_out_state": tr("left out, tap to take it in"),
+        "dice_saved": tr("These dice are saved as “%(name)s”."),
+        "name_needed": tr("Give the dice a name."),
+        "dice_set_option": tr("%(name)s (seen: %(n)s)"),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
         "uncertain_n": {
             n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n))

@@ -37,6 +37,10 @@
     ui = {
       panel, count, table, held: new Set(), entry: new Array(count).fill(null), unsure: new Array(count).fill(false),
       extra: [], note: "", noteKind: "", photo: null, reading: null, boxes: [], size: null, wholePhoto: false,
+      // the photo's side of each place: which box of the photo (index into shownDice) gave its value, or null for
+      // a value tapped in or a kept die; the boxes the player said are no die; the left-out boxes taken in instead.
+      // Sent with the throw (photo_dice, not_dice): the reader learns this game's dice from them (docs/api.md).
+      from: new Array(count).fill(null), notDice: new Set(), taken: new Set(),
     };
     restore();
     if (window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
@@ -56,6 +60,7 @@
     try {
       sessionStorage.setItem(storeKey, JSON.stringify({
         key: ui.panel.dataset.key, entry: ui.entry, unsure: ui.unsure, held: [...ui.held], extra: ui.extra, photo: ui.photo,
+        from: ui.from, notDice: [...ui.notDice], taken: [...ui.taken],
       }));
     } catch (e) { /* storage full or off: the entry still works, it is only not kept over a reload */ }
   }
@@ -75,11 +80,18 @@
     ui.unsure = ui.entry.map((_, i) => !!(kept.unsure && kept.unsure[i]));
     ui.extra = (kept.extra || []).filter((v) => Number.isInteger(v) && v >= 1 && v <= 6);
     ui.photo = kept.photo || null;
+    const index = (v) => Number.isInteger(v) && v >= 0;
+    if (ui.photo && Array.isArray(kept.from) && kept.from.length === ui.count) {
+      ui.from = kept.from.map((k) => (index(k) ? k : null));
+      ui.notDice = new Set((kept.notDice || []).filter(index));
+      ui.taken = new Set((kept.taken || []).filter(index));
+    }
     (kept.held || []).forEach((pos) => {
       const btn = ui.panel.querySelector(`.hold-btn[data-pos="${pos}"]`);
       if (!btn || ui.table[pos] == null) return;
       ui.held.add(pos);
       ui.entry[pos] = ui.table[pos];
+      ui.from[pos] = null;
       btn.setAttribute("aria-pressed", "true");
     });
   }
@@ -149,6 +161,7 @@
     ui.boxes.forEach((box) => {
       const slot = box.dataset.slot === "" ? null : Number(box.dataset.slot);
       const lbl = box.querySelector(".lbl");
+      markBox(box);
       if (slot == null || ui.entry[slot] == null) return;
       // as read ("D=Q" keeps its printing) until the person changes the die's value
       lbl.textContent = ui.entry[slot] === Number(box.dataset.value) ? box.dataset.read : faceName(ui.entry[slot]);
@@ -169,6 +182,7 @@
     }
     ui.entry[i] = value;
     ui.unsure[i] = false;
+    ui.from[i] = null; // tapped in: from no box of the photo
     if (ui.noteKind === "full") say("");
     render();
     Becher.announce(`${Becher.fmt(W.die_n, { n: i + 1 })}: ${faceName(value)}`);
@@ -183,17 +197,20 @@
       ui.held.delete(pos);
       ui.entry[pos] = null;
       ui.unsure[pos] = false;
+      ui.from[pos] = null;
       if (ui.extra.length && !ui.reading) ui.entry[pos] = ui.extra.shift();
     } else {
       const after = ui.entry.map((_, i) => i).filter((i) => i >= pos && !locked(i));
-      const vals = after.filter((i) => ui.entry[i] != null).map((i) => ({ v: ui.entry[i], u: ui.unsure[i] }));
+      const vals = after.filter((i) => ui.entry[i] != null).map((i) => ({ v: ui.entry[i], u: ui.unsure[i], f: ui.from[i] }));
       ui.held.add(pos);
       ui.entry[pos] = ui.table[pos];
       ui.unsure[pos] = false;
+      ui.from[pos] = null;
       const free = after.filter((i) => i !== pos);
       free.forEach((i, n) => {
         ui.entry[i] = n < vals.length ? vals[n].v : null;
         ui.unsure[i] = n < vals.length ? vals[n].u : false;
+        ui.from[i] = n < vals.length ? vals[n].f : null;
       });
       ui.extra = vals.slice(free.length).map((x) => x.v).concat(ui.extra);
     }
@@ -205,9 +222,13 @@
   /* ------------------------------------------------------------ correcting one die */
 
   let correcting = null;
-  function correct(slot) {
+  /* ``box``: the photo's box the dialog was opened from; only then does it offer "Not a die" (the box is what the
+     player judges: a shadow, a mark, a die from another throw). */
+  function correct(slot, box) {
     if (slot == null || locked(slot)) return;
     correcting = slot;
+    const notDie = document.getElementById("dialog-not-die");
+    if (notDie) notDie.hidden = !box || ui.from[slot] == null;
     if (dialog && dialog.showModal) {
       dialog.showModal();
       const first = dialog.querySelector("button[data-face-value]");
@@ -229,15 +250,107 @@
         render();
         if (back) back.focus();
       }
+      if (ev.target.closest("#dialog-not-die") && correcting != null && ui) {
+        const slot = correcting;
+        correcting = null;
+        dialog.close();
+        notADie(slot);
+      }
       if (ev.target.id === "dialog-cancel") { correcting = null; dialog.close(); }
     });
+  }
+
+  /* "Not a die": the box the place's value came from is no die of this throw. The place is emptied for the right
+     value (a face tapped, or a dotted box taken in) and the box is struck through; the throw sends it in not_dice. */
+  function notADie(slot) {
+    const k = ui.from[slot];
+    const box = k == null ? null : ui.boxes[k];
+    ui.entry[slot] = null;
+    ui.unsure[slot] = false;
+    ui.from[slot] = null;
+    if (k != null) { ui.notDice.add(k); ui.taken.delete(k); }
+    if (box) { box.dataset.slot = ""; box.classList.remove("fixed"); }
+    const text = Becher.fmt(W.marked_not_die, { n: slot + 1 });
+    photoStatus(text);
+    Becher.announce(text);
+    render();
+    const back = document.querySelector(`.entry-die[data-slot="${slot}"]`);
+    if (back) back.focus();
+  }
+
+  /* A dotted box tapped: the player says it is a die of this throw. It fills an empty place, or else takes the place
+     of the proposed die it most likely stands for: a phantom (a shadow, a mark) proposed while the real die was left
+     out. That is the least sure die the player has not fixed (uncertain first, then the lowest confidence); it is
+     left out in its turn and remembered as not a die, until it is tapped back in. */
+  function takeIn(box) {
+    if (!ui.reading) return;
+    const shown = shownDice(ui.reading);
+    const k = Number(box.dataset.index);
+    const d = shown[k];
+    const free = ui.entry.map((_, i) => i).filter((i) => !locked(i));
+    let slot = free.find((i) => ui.entry[i] == null);
+    let out = null;
+    if (slot == null) {
+      const movable = free.filter((i) => ui.from[i] != null && ui.boxes[ui.from[i]] && !ui.boxes[ui.from[i]].classList.contains("fixed"));
+      if (!movable.length) {
+        // every place holds a die the player tapped in or confirmed: nothing is taken away without asking
+        say(W.all_entered, "full");
+        Becher.announce(W.all_entered);
+        return;
+      }
+      const rank = (i) => { const x = shown[ui.from[i]]; return [x.uncertain ? 0 : 1, x.confidence || 0]; };
+      slot = movable.reduce((a, b) => {
+        const [x, y] = [rank(a), rank(b)];
+        return y[0] < x[0] || (y[0] === x[0] && y[1] < x[1]) ? b : a;
+      });
+      out = ui.from[slot];
+    }
+    if (out != null) {
+      ui.notDice.add(out);
+      ui.taken.delete(out);
+      const gone = ui.boxes[out];
+      if (gone) gone.dataset.slot = "";
+    }
+    ui.notDice.delete(k);
+    if (k >= ui.reading.dice.length) ui.taken.add(k);
+    ui.entry[slot] = d.value;
+    ui.unsure[slot] = !!d.uncertain;
+    ui.from[slot] = k;
+    box.dataset.slot = String(slot);
+    const values = { n: slot + 1, face: Becher.faceLabel(d), old: out == null ? "" : Becher.faceLabel(shown[out]) };
+    const text = Becher.fmt(out == null ? W.taken_in : W.swapped, values);
+    photoStatus(text);
+    Becher.announce(text);
+    render();
+  }
+
+  function photoStatus(text) {
+    const status = document.getElementById("photo-status");
+    if (status) status.textContent = text;
+  }
+
+  /* A box's look and words follow what the player made of it: in a place, left out (dotted), or not a die (struck). */
+  function markBox(box) {
+    const k = Number(box.dataset.index);
+    const out = box.dataset.slot === "";
+    const no = ui.notDice.has(k);
+    box.classList.toggle("left-out", out);
+    box.classList.toggle("not-die", no);
+    const d = ui.reading ? shownDice(ui.reading)[k] : null;
+    if (!d) return;
+    const state = no ? W.not_a_die_state : out ? W.left_out_state : d.uncertain && !box.classList.contains("fixed") ? W.uncertain : "";
+    box.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: k + 1 })}: ${Becher.faceLabel(d)}${state ? ", " + state : ""}`);
   }
 
   /* ------------------------------------------------------------ photo */
 
   function applyReading(reading) {
     const free = ui.entry.map((_, i) => i).filter((i) => !locked(i));
-    let dice = reading.dice.map((d, k) => ({ d, k }));
+    // the dice proposed, less those the player said are no die, and the left-out ones the player took in instead
+    // (read again when a die is kept or let go: what the player decided about the photo stays)
+    let dice = shownDice(reading)
+      .map((d, k) => ({ d, k }))
+      .filter((x) => !ui.notDice.has(x.k) && (x.k < reading.dice.length || ui.taken.has(x.k)));
     if (dice.length > free.length) {
       // the photo shows the kept dice too: leave out one die of each kept value
       ui.held.forEach((pos) => {
@@ -248,14 +361,16 @@
     const found = dice.length;
     if (found > free.length) {
       // more dice than places: the surest fill them, in the photo's order; the rest keep a dotted box
-      dice = Becher.surest(dice.map((x) => x.d), free.length).map((i) => dice[i]);
+      // (a die the player took in counts as sure as a kept one)
+      dice = Becher.surest(dice.map((x) => (ui.taken.has(x.k) ? { ...x.d, held: true } : x.d)), free.length).map((i) => dice[i]);
     }
-    free.forEach((i) => { ui.entry[i] = null; ui.unsure[i] = false; });
+    free.forEach((i) => { ui.entry[i] = null; ui.unsure[i] = false; ui.from[i] = null; });
     ui.extra = [];
     ui.boxes.forEach((b) => { b.dataset.slot = ""; });
     dice.forEach((x, n) => {
       ui.entry[free[n]] = x.d.value;
       ui.unsure[free[n]] = !!x.d.uncertain;
+      ui.from[free[n]] = x.k;
       if (ui.boxes[x.k]) ui.boxes[x.k].dataset.slot = String(free[n]);
     });
     const status = document.getElementById("photo-status");
@@ -289,7 +404,7 @@
     shownDice(reading).forEach((d, k) => {
       const b = document.createElement("button");
       b.type = "button";
-      b.className = "dbox" + (d.uncertain ? " uncertain" : "") + (k >= reading.dice.length ? " left-out" : "");
+      b.className = "dbox" + (d.uncertain ? " uncertain" : "");
       b.dataset.index = String(k);
       b.dataset.slot = "";
       b.dataset.value = String(d.value);
@@ -298,7 +413,6 @@
       lbl.className = "lbl";
       lbl.textContent = Becher.faceLabel(d);
       b.appendChild(lbl);
-      b.setAttribute("aria-label", `${Becher.fmt(W.die_n, { n: k + 1 })}: ${Becher.faceLabel(d)}${d.uncertain ? ", " + W.uncertain : ""}`);
       wrap.appendChild(b);
       ui.boxes.push(b);
     });
@@ -355,6 +469,9 @@
       const res = await Becher.api("POST", `/api/games/${gameId}/photos${query}`, fd, true);
       ui.photo = res.photo.id;
       live.dataset.ownPhoto = String(res.photo.id);
+      // a new photo: what the player said of the last one's boxes does not hold for this one's
+      ui.notDice = new Set();
+      ui.taken = new Set();
       ui.reading = res.reading;
       showReading(res.photo, res.reading);
       if (!res.reading) {
@@ -430,7 +547,14 @@
     }
     if (needs.includes("dice")) action.dice = ui.entry.slice();
     if (needs.includes("held")) action.held = Array.from(ui.held).sort((a, b) => a - b);
-    send(action, ui.photo ? { photo: ui.photo } : {});
+    const extra = ui.photo ? { photo: ui.photo } : {};
+    if (ui.photo && action.dice) {
+      // which box of the photo each die came from (null: tapped in or kept), and the boxes that are no die: the
+      // reader learns this game's dice from them, a value changed in the dialog as a correction
+      extra.photo_dice = ui.from.slice();
+      extra.not_dice = [...ui.notDice].sort((a, b) => a - b);
+    }
+    send(action, extra);
   }
 
   let busy = null;
@@ -465,7 +589,7 @@
     const slot = t.closest(".entry-die");
     if (slot && ui) return correct(Number(slot.dataset.slot));
     const box = t.closest(".dbox");
-    if (box && ui) return correct(box.dataset.slot === "" ? null : Number(box.dataset.slot));
+    if (box && ui) return box.dataset.slot === "" ? takeIn(box) : correct(Number(box.dataset.slot), box);
     if (t.closest("#photo-whole") && ui) {
       ui.wholePhoto = !ui.wholePhoto;
       return layoutPhoto();
@@ -474,6 +598,9 @@
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       ui.unsure = ui.unsure.map(() => false);
       ui.extra = [];
+      ui.from = ui.from.map(() => null);
+      ui.notDice = new Set();
+      ui.taken = new Set();
       dropPhoto();
       say("");
       return render();

@@ -28,8 +28,51 @@
       fs.hidden = !on;
       fs.disabled = !on;
     });
+    showDiceSets();
+  }
+
+  /* Saved dice sets (issue 52): offered where there are any of the kind of dice the chosen game is played with (a
+     pip set says nothing of poker dice). The list is optional: a server without it leaves the choice hidden. */
+  const pick = document.getElementById("dice-set-pick");
+  const select = document.getElementById("dice-set");
+  let diceSets = [];
+  function diceKind() {
+    const g = chosen();
+    const field = g && document.getElementById(`set-${g.value}-dice`);
+    return field ? field.value : "pip";
+  }
+  function showDiceSets() {
+    if (!pick || !select) return;
+    const kind = diceKind();
+    let any = false;
+    [...select.options].forEach((o) => {
+      if (!o.value) return;
+      const fits = o.dataset.kind === kind;
+      o.hidden = !fits;
+      o.disabled = !fits;
+      any = any || fits;
+    });
+    if (select.selectedOptions[0] && select.selectedOptions[0].disabled) select.value = "";
+    pick.hidden = !any;
+  }
+  async function loadDiceSets() {
+    if (!select || !pick.dataset.url) return;
+    try {
+      diceSets = (await Becher.api("GET", pick.dataset.url)).sets || [];
+    } catch (e) {
+      diceSets = []; // no sets, or a server that keeps none: the game starts with new dice
+    }
+    diceSets.forEach((set) => {
+      const o = document.createElement("option");
+      o.value = String(set.id);
+      o.dataset.kind = set.kind;
+      o.textContent = Becher.fmt(Becher.words.dice_set_option, { name: set.name, n: set.seen });
+      select.appendChild(o);
+    });
+    showDiceSets();
   }
   form.addEventListener("change", (ev) => {
+    if (ev.target.id && ev.target.id.endsWith("-dice")) showDiceSets();
     if (ev.target.name === "game") {
       const g = chosen();
       const lo = Number(g.dataset.min), hi = Number(g.dataset.max);
@@ -69,9 +112,9 @@
     }
     try {
       const bound = document.getElementById("bound-seats");
-      const res = await Becher.api("POST", "/api/games", {
-        game, players, settings, bound_seats: bound ? bound.checked : true,
-      });
+      const body = { game, players, settings, bound_seats: bound ? bound.checked : true };
+      if (select && !pick.hidden && select.value) body.dice_set = Number(select.value);
+      const res = await Becher.api("POST", "/api/games", body);
       window.location.href = `/table/${res.game.id}`;
     } catch (e) {
       err.textContent = Becher.describeError(e);
@@ -112,4 +155,5 @@
   });
 
   refresh();
+  loadDiceSets();
 })();

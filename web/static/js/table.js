@@ -80,6 +80,75 @@
     })();
     try { await loading; } catch (e) { /* offline: the box shows what it had */ } finally { loading = null; }
   }
+  /* "Save these dice" (owner): a name asked in place, kept while a live update draws the box again (what was typed
+     is not lost when a phone sends a throw meanwhile), posted as a dice set the next game may start from. */
+  const W = Becher.words;
+  let saving = null; // the name being typed while the form is open, else null
+  function keepSaving() {
+    const form = document.getElementById("save-dice");
+    if (!form || saving == null || !form.hidden) return;
+    showSave(form, saving);
+  }
+  function showSave(form, name) {
+    const input = form.querySelector("input");
+    const open = document.getElementById("save-dice-open");
+    form.hidden = false;
+    if (open) { open.hidden = true; open.setAttribute("aria-expanded", "true"); }
+    input.value = name;
+    saving = name;
+    if (!document.activeElement || document.activeElement === document.body) input.focus();
+  }
+  function hideSave() {
+    const form = document.getElementById("save-dice");
+    const open = document.getElementById("save-dice-open");
+    saving = null;
+    if (form) form.hidden = true;
+    if (open) { open.hidden = false; open.setAttribute("aria-expanded", "false"); open.focus(); }
+  }
+  new MutationObserver(keepSaving).observe(live, { childList: true });
+  live.addEventListener("input", (ev) => {
+    if (ev.target.id === "save-dice-name") saving = ev.target.value;
+  });
+  live.addEventListener("click", (ev) => {
+    if (ev.target.closest("#save-dice-open")) {
+      const form = document.getElementById("save-dice");
+      if (!form) return;
+      showSave(form, form.querySelector("input").value);
+      form.querySelector("input").focus();
+    } else if (ev.target.closest("#save-dice-cancel")) {
+      hideSave();
+    }
+  });
+  live.addEventListener("submit", async (ev) => {
+    const form = ev.target.closest("#save-dice");
+    if (!form) return;
+    ev.preventDefault();
+    const err = document.getElementById("save-dice-error");
+    const input = form.querySelector("input");
+    const name = input.value.trim();
+    err.hidden = true;
+    if (!name) {
+      err.textContent = W.name_needed;
+      err.hidden = false;
+      input.focus();
+      return;
+    }
+    const btn = form.querySelector('button[type="submit"]');
+    btn.disabled = true;
+    try {
+      const res = await Becher.api("POST", `/api/games/${gameId}/dice-set`, { name });
+      const said = Becher.fmt(W.dice_saved, { name: (res.set && res.set.name) || name });
+      hideSave();
+      Becher.toast(said);
+      Becher.announce(said);
+    } catch (e) {
+      err.textContent = Becher.describeError(e);
+      err.hidden = false;
+    } finally {
+      btn.disabled = false;
+    }
+  });
+
   document.addEventListener("becher:members", reloadPhones);
   live.addEventListener("click", async (ev) => {
     const btn = ev.target.closest("[data-bound], [data-free-seat], [data-remove-phone]");
