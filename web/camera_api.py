@@ -96,8 +96,24 @@ class CameraHub:
         kind = self.kind
         if kind not in self._readers:
             self._readers[kind] = reader_for(kind)
-        result: Reading = self._readers[kind](bgr)
+        memory = self.memory()
+        # the game's memory of its dice (web/lessons.py) where it has learned any: the camera reads as the photos do
+        result: Reading = self._readers[kind](bgr) if memory is None else self._readers[kind](bgr, memory=memory)
         return result
+
+    def memory(self) -> Any:
+        with self.lock:
+            game_id = self.game_id
+        if game_id is None:
+            return None
+        from web.api import game_memory
+
+        try:
+            memory = game_memory(self.app, self.app.extensions["becher.store"], game_id)
+        except Exception:  # the memory is a help; a frame is read without it rather than not at all
+            log.exception("could not take the watched game's memory of its dice")
+            return None
+        return memory if memory is not None and len(memory) else None
 
     def _start_profile(self) -> Profile | None:
         name = self.app.config.get("CAMERA_PROFILE")

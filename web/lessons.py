@@ -17,6 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -148,9 +149,8 @@ def set_json(conn: sqlite3.Connection, set_id: int) -> JSON:
     r = conn.execute("SELECT id, name, kind, seen, created FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
     if r is None:
         raise LookupError(set_id)
-    from web.store import iso
-
-    return {"id": int(r[0]), "name": r[1], "kind": r[2], "seen": int(r[3]), "created": iso(r[4])}
+    created = datetime.fromtimestamp(float(r[4]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"id": int(r[0]), "name": r[1], "kind": r[2], "seen": int(r[3]), "created": created}
 
 
 def list_sets(conn: sqlite3.Connection) -> list[JSON]:
