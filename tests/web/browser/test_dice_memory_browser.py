@@ -249,36 +249,51 @@ def test_the_table_says_what_the_reader_knows_and_saves_the_dice(
     assert posted == [{"name": "Stammtisch"}]
 
 
-def test_the_start_page_offers_saved_dice_of_the_games_kind(
-    server: str, tablet: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import json
+def saved_set(app: Any, name: str, kind: str, seen: int) -> int:
+    """A saved dice set in the server's database, as ``POST /api/games/<id>/dice-set`` keeps one."""
+    import numpy as np
 
-    # the server's list is stood in for (issue 52's server side): the page is told where it is, the browser answers
-    monkeypatch.setattr("web.pages.start.dice_sets_url", lambda: "/api/dice-sets")
+    from web import lessons
 
-    sets = [
-        {"id": 3, "name": "Kneipe", "kind": "pip", "seen": 41, "created": "2025-01-01T20:00:00"},
-        {"id": 4, "name": "Karten", "kind": "poker", "seen": 12, "created": "2025-01-02T20:00:00"},
-    ]
-    tablet.route(
-        "**/api/dice-sets",
-        lambda route: route.fulfill(content_type="application/json", body=json.dumps({"sets": sets})),
-    )
-    tablet.goto(f"{server}/")
-    tablet.check('input[name="game"][value="bone"]')
-    pick = tablet.locator("#dice-set")
-    expect(pick).to_be_visible()
-    options = tablet.locator("#dice-set option:not([hidden])")
-    expect(options).to_have_text(["New dice: the reader learns them in this game", "Kneipe (seen: 41)"])
-    tablet.check('input[name="game"][value="pokerdice"]')
-    expect(options).to_have_text(["New dice: the reader learns them in this game", "Karten (seen: 12)"])
-    pick.select_option("4")
-    screenshot(tablet, "i52-start-saved-dice")
-    with tablet.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/games")) as req:
-        tablet.click('#new-game button[type="submit"]')
-    assert req.value.post_data_json["dice_set"] == 4
-    tablet.wait_for_url("**/table/*")
+    views = np.zeros((4, 352), np.float16).tobytes()
+    rows = [(1, lessons.Lesson(k, k % 6, False, 60.0, kind, "test", views)) for k in range(seen)]
+    with app.extensions["becher.store"]._write() as conn:
+        cur = conn.execute(
+            "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, 'test', 'x', ?, ?, 0)",
+            (name, kind, seen, lessons._pack(rows)),
+        )
+    return int(cur.lastrowid)
+
+
+def test_the_start_page_offers_saved_dice_of_the_games_kind(browser: Any, tmp_path: Any) -> None:
+    from tests.web.browser.conftest import TABLET, serving
+
+    db = tmp_path / "becher.sqlite3"
+    with serving({"DATABASE": str(db), "TESTING": True, "LIVE_HEARTBEAT": 1.0}) as (base, app):
+        saved_set(app, "Kneipe", "pip", 41)
+        poker = saved_set(app, "Karten", "poker", 12)
+        ctx = browser.new_context(viewport=TABLET, locale="en-GB")
+        tablet = ctx.new_page()
+        try:
+            tablet.goto(f"{base}/")
+            tablet.check('input[name="game"][value="bone"]')
+            pick = tablet.locator("#dice-set")
+            expect(pick).to_be_visible()
+            options = tablet.locator("#dice-set option:not([hidden])")
+            expect(options).to_have_text(["New dice: the reader learns them in this game", "Kneipe (seen: 41)"])
+            tablet.check('input[name="game"][value="pokerdice"]')
+            expect(options).to_have_text(["New dice: the reader learns them in this game", "Karten (seen: 12)"])
+            pick.select_option(str(poker))
+            screenshot(tablet, "i52-start-saved-dice")
+            with tablet.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/games")) as req:
+                tablet.click('#new-game button[type="submit"]')
+            assert req.value.post_data_json["dice_set"] == poker
+            tablet.wait_for_url("**/table/*")
+            game_id = tablet.url.rstrip("/").split("/")[-1]
+            # the new game starts knowing the saved dice
+            assert app.extensions["becher.store"].game(game_id)["memory"]["set"] == "Karten"
+        finally:
+            ctx.close()
 
 
 def test_without_saved_dice_the_start_page_asks_nothing(server: str, tablet: Any) -> None:
