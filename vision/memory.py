@@ -45,7 +45,6 @@ CONTRADICT = 4.0  # ... contradict: another face's evidence this many times its 
 HALF_LIFE = 40.0  # throws after which a confirmed crop counts half
 RECENT = 5  # the last throws whose dice set the size of the dice in play
 SIZE_FACTOR = 1.8  # a candidate this far off their side, either way, is no die of this game (as vision/decide.py)
-PLAY_SIZE_FACTOR = 1.5  # a candidate this far off the size the last throws agree on is no die in play
 SIZE_SPREAD = 1.4  # ... once the recent dice agree on a size: their upper quartile within this factor of the lower
 
 
@@ -306,7 +305,7 @@ class DiceMemory:
         if side is None:
             return np.zeros(len(sides), bool)
         ratio = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6)
-        out: np.ndarray = ratio > PLAY_SIZE_FACTOR
+        out: np.ndarray = ratio > SIZE_FACTOR
         return out
 
     def side(self) -> float | None:
