@@ -19,6 +19,7 @@ under data/games/ (``python -m vision.synth.games data/games``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -26,6 +27,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -66,9 +68,9 @@ class Play:
     ms: list[float] = field(default_factory=list)
     teach_ms: list[float] = field(default_factory=list)
 
-    def summary(self) -> dict[str, float]:
+    def summary(self, change: int | None = None) -> dict[str, Any]:
         later = self.exact[FIRST:]
-        return {
+        out: dict[str, Any] = {
             "exact": _share(self.exact),
             "exact_first_5": _share(self.exact[:FIRST]),
             "exact_after_5": _share(later) if later else float("nan"),
@@ -76,6 +78,9 @@ class Play:
             "taps_after_5": sum(self.taps[FIRST:]) / max(len(self.taps[FIRST:]), 1),
             "taps_by_kind": dict(self.kinds),
         }
+        if change is not None:  # a game whose dice change: from the fifth throw after the change on
+            out["exact_after_change_5"] = _share(self.exact[change + FIRST :])
+        return out
 
 
 def _share(values: list[bool]) -> float:
@@ -154,12 +159,13 @@ def confirm(throw: Throw, proposal: Reading) -> Outcome:
 
 
 def _pairs(spots: list[tuple[float, float, float]], dice: list[Die]) -> dict[int, int]:
-    """Labelled die -> read die whose box centre lies within half its side, nearest pairs first, each used once."""
+    """Labelled die -> read die on it: their centres within half the larger of their sides (a box round the whole
+    die on a label round its pips is that die, as the player sees it), nearest pairs first, each used once."""
     cand = []
     for i, (x, y, side) in enumerate(spots):
         for j, d in enumerate(dice):
             dist = float(np.hypot((d.box[0] + d.box[2]) / 2 - x, (d.box[1] + d.box[3]) / 2 - y))
-            if dist < 0.5 * side:
+            if dist < 0.5 * max(side, d.box[2] - d.box[0], d.box[3] - d.box[1]):
                 cand.append((dist, i, j))
     out: dict[int, int] = {}
     used: set[int] = set()
@@ -217,6 +223,14 @@ def play(reader: DiceReader, throws: list[Throw], learn: bool) -> Play:
     return result
 
 
+def change_of(labels: Path) -> int | None:
+    """The throw (0-based) at which a rendered game's dice change (its game.json's ``change_at``), None if none."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        at = json.loads((labels.parent / "game.json").read_text(encoding="utf-8")).get("change_at")
+        return None if at is None else int(at) - 1
+    return None
+
+
 def default_labels() -> list[Path]:
     root = photo_root()
     out = [root / s / "labels.csv" for s in SETS]
@@ -242,11 +256,12 @@ def main() -> int:
         name = labels.parent.name
         static = play(reader, throws, learn=False)
         learning = play(reader, throws, learn=True)
+        change = change_of(labels)
         row = {
             "set": name,
             "throws": len(throws),
-            "static": static.summary(),
-            "learning": learning.summary(),
+            "static": static.summary(change),
+            "learning": learning.summary(change),
             "ms_static": statistics.median(static.ms),
             "ms_learning": statistics.median(learning.ms),
             "ms_teach": statistics.median(learning.teach_ms),
@@ -261,7 +276,13 @@ def main() -> int:
                 f"taps {s['taps_per_throw']:.3f} | learning exact {le['exact']:.1%} after5 {le['exact_after_5']:.1%} "
                 f"taps {le['taps_per_throw']:.3f} first5 {s['exact_first_5']:.0%}->{le['exact_first_5']:.0%} | "
                 f"ms {row['ms_static']:.1f} -> {row['ms_learning']:.1f} (teach {row['ms_teach']:.1f}) "
-                f"memory {row['memory_kb']:.0f} kB | taps {s['taps_by_kind']} -> {le['taps_by_kind']}",
+                f"memory {row['memory_kb']:.0f} kB | taps {s['taps_by_kind']} -> {le['taps_by_kind']}"
+                + (
+                    f" | 5 throws after the change on: {s['exact_after_change_5']:.1%} -> "
+                    f"{le['exact_after_change_5']:.1%}"
+                    if change is not None
+                    else ""
+                ),
                 flush=True,
             )
     return 0

@@ -308,6 +308,12 @@ class DiceMemory:
         out: np.ndarray = ratio > SIZE_FACTOR
         return out
 
+    def most(self) -> int:
+        """The most dice confirmed in one of the last ``RECENT`` throws (a full throw, not a rethrow of two)."""
+        dice = self.faces != NOT_A_DIE
+        throws = np.unique(self.throws[dice])[-RECENT:]
+        return max((int((dice & (self.throws == t)).sum()) for t in throws), default=0)
+
     def side(self) -> float | None:
         """The median side of the dice of the last ``RECENT`` throws taught that count fully (no doubted lesson: a
         pip confirmed as its die does not set the size), None before there are so many or where they disagree by

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
-from vision.decide import DOUBT, nested, off_size
+from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
 from vision.decode import Decoded, decode
-from vision.detect import Candidates, Detector
+from vision.detect import SWEET, Candidates, Detector, Looks
 from vision.memory import DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
@@ -20,6 +20,11 @@ MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "dice-detector.onnx"
 CLASSIFIER_FILE = "dice-faces.onnx"
 MAX_DICE = 60
+# where the game knows the size of its dice (its memory, issue 52), the level of the pyramid that sees that size best
+# is looked at again for candidates down to WEAK (the detector's own cut: 0.3), of that size, at most WEAK_MAX: kept
+# among the dropped only, for the count to fill a die the detector missed (a tilted die at the edge of the photo)
+WEAK = 0.12
+WEAK_MAX = 4
 
 
 @dataclass(frozen=True)
@@ -110,15 +115,16 @@ class DiceReader:
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
         return self.classifier.embed_views(bgr, Candidates(centres, sides, np.ones(len(b), np.float32)))
 
-    def candidates(self, bgr: np.ndarray) -> Candidates:
+    def candidates(self, bgr: np.ndarray, looks: Looks | None = None) -> Candidates:
         """The detector's candidates, at most ``MAX_DICE``, the strongest."""
-        c = self.detector.pyramid(bgr, self.classifier.det_threshold)
+        c = self.detector.pyramid(bgr, self.classifier.det_threshold, looks)
         if len(c) > MAX_DICE:
             c = c.select(np.sort(np.argsort(-c.scores)[:MAX_DICE]))
         return c
 
     def _read(self, img: Decoded, kind: str, t0: float, memory: DiceMemory | None = None) -> Reading:
-        c = self.candidates(img.bgr)
+        looks = Looks()
+        c = self.candidates(img.bgr, looks)
         full, emb = self.classifier.model_outputs(img.bgr, c)
         logits = self.classifier.merge(full)
         if memory is not None and (not len(memory) or kind not in ("auto", memory.kind) or emb is None):
@@ -162,9 +168,48 @@ class DiceReader:
             dice.append(Die(faces[best], best + 1, conf, box, uncertain, kind, printed))
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         dropped = _dropped(p, c, img, kind, ~dice_mask, self.classifier.conf_model)
+        if memory is not None and int(dice_mask.sum()) < memory.most():
+            # fewer dice than a full throw of this game: look for the missing where the detector was unsure
+            dropped = self._where_dice_are(img, c, looks, memory, kind, dropped)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped)
+
+
+    def _weak(self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory) -> Candidates:
+        """Candidates the detector was unsure of (``WEAK``), of the size of the dice in play, not on a candidate
+        already found, from the look that sees that size best (one already taken: no more work for the net)."""
+        side = memory.side()
+        if side is None or not looks:
+            return Candidates.empty()
+        s = side / img.scale
+        long_side = max(img.bgr.shape[:2])
+        level = min(looks, key=lambda n: abs(np.log(s * n / long_side / SWEET)))
+        if abs(np.log(s * level / long_side / SWEET)) > np.log(2.0):
+            return Candidates.empty()
+        weak = self.detector.detect(img.bgr, WEAK, level, looks)
+        ratio = np.maximum(weak.sides, s) / np.maximum(np.minimum(weak.sides, s), 1e-6)
+        keep = (ratio <= SIZE_FACTOR) & (weak.scores < self.classifier.det_threshold)
+        for centre, found in zip(c.centres, c.sides, strict=True):
+            near = np.hypot(*(weak.centres - centre).T) < 0.5 * np.maximum(weak.sides, found)
+            keep &= ~near
+        weak = weak.select(keep)
+        return weak.select(np.sort(np.argsort(-weak.scores)[:WEAK_MAX]))
+
+    def _where_dice_are(
+        self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory, kind: str, dropped: tuple[Die, ...]
+    ) -> tuple[Die, ...]:
+        """``dropped`` with the weak candidates of the dice' size (``_weak``), read once and with the memory."""
+        weak = self._weak(img, c, looks, memory)
+        if not len(weak):
+            return dropped
+        full, emb = self.classifier.model_outputs(img.bgr, weak, turns=1)
+        logits = self.classifier.merge(full)
+        if emb is not None:
+            logits = _with_memory(logits, memory, emb, self.classifier.temperature)
+        p = kind_probs(logits, kind, self.classifier.temperature)
+        more = _dropped(p, weak, img, kind, np.ones(len(weak), bool), self.classifier.conf_model)
+        return tuple(sorted(dropped + more, key=lambda d: -d.confidence))
 
 
 def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray, temperature: float) -> np.ndarray:

@@ -231,3 +231,13 @@ def test_a_classifier_file_with_its_embedding_reads_as_before() -> None:
     b = ort.InferenceSession(again.SerializeToString()).run(None, {"crops": x})
     assert len(a) == 1 and len(b) == 2 and np.array_equal(a[0], b[0]) and b[1].shape == (3, 352)
     assert with_embedding(again) is again
+
+
+def test_the_most_dice_of_a_recent_throw_is_a_full_throw_not_a_rethrow() -> None:
+    proto = prototypes(1)
+    memory = DiceMemory("pip", PARTS)
+    assert memory.most() == 0
+    teach_throws(memory, proto, 0, 1, seed=3)  # five dice
+    memory.teach(1, crops(proto, [1, 2], 4), [1, 2], [False, False], [60.0, 60.0])  # a rethrow of two
+    memory.teach(2, crops(proto, [1, NOT_A_DIE], 5), [1, NOT_A_DIE], [False, True], [60.0, 20.0])
+    assert memory.most() == 5
