@@ -644,6 +644,46 @@ def game_memory(app: Flask, store: Store, game_id: str) -> Any:
         return None
 
 
+@bp.post("/games/<game_id>/dice-shown")
+def dice_shown(game_id: str) -> Response:
+    """Show your dice: a photo of the game's dice, their values tapped in as for a throw, teaches the reader without
+    being a throw (before the first throw, dice it reads badly: an unusual printing, an emblem for the six)."""
+    store = store_of()
+    access.require_write(store, game_row(game_id))
+    data = body()
+    photo_id = data.get("photo")
+    values = data.get("dice")
+    if not isinstance(photo_id, str):
+        fail(400, "malformed", "Send the id of the photo of your dice in the field 'photo'.")
+    if (
+        not isinstance(values, list)
+        or not values
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values)
+    ):
+        fail(400, "malformed", "Send the dice' values (1-6) in the field 'dice'.")
+    if data.get("photo_dice") is None:
+        fail(400, "malformed", "Say which die of the photo each value is in the field 'photo_dice'.")
+    try:
+        photo = store.photo(photo_id)
+    except NotFound:
+        photo = None
+    if photo is None or photo.game_id != game_id or photo.reading is None:
+        fail(400, "malformed", Message("There is no read photo {photo_id} in this game.", photo_id=shown(photo_id)))
+    try:
+        taught = lessons.what_it_teaches(photo.reading, values, data["photo_dice"], data.get("not_dice"))
+    except lessons.LessonError as exc:
+        fail(400, "malformed", exc.message)
+    reader = dice_reader()
+    if reader is None:
+        fail(503, "busy", "The dice reader is not available on this server; the dice cannot be learned.")
+    taught_lessons_ = lessons.lessons_of(
+        reader, store.photo_data(photo_id), str(photo.reading.get("kind", "pip")), taught
+    )
+    view = store.teach_shown(game_id, taught_lessons_)
+    publish_game(view)
+    return ok(201, game=encoded(view))
+
+
 @bp.get("/dice-sets")
 def dice_sets_list() -> Response:
     return ok(sets=lessons.list_sets(store_of().conn()))

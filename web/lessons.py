@@ -79,6 +79,15 @@ def keep_lessons(conn: sqlite3.Connection, game_id: str, n: int, lessons: Sequen
         )
 
 
+def keep_shown(conn: sqlite3.Connection, game_id: str, lessons: Sequence[Lesson]) -> None:
+    """Lessons of a photo shown outside any throw: numbered -1, -2, ... (after what a saved set gave, before the
+    first action), so that an undo never takes them back."""
+    (low,) = conn.execute(
+        "SELECT MIN(n) FROM lessons WHERE game_id = ? AND n <= 0 AND n > ?", (game_id, -BEFORE)
+    ).fetchone()
+    keep_lessons(conn, game_id, min(int(low or 0), 0) - 1, lessons)
+
+
 def forget_after(conn: sqlite3.Connection, game_id: str, n: int) -> None:
     """The lessons of actions after ``n`` (undone); what the game started knowing stays."""
     conn.execute("DELETE FROM lessons WHERE game_id = ? AND n > ?", (game_id, n))

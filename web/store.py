@@ -25,7 +25,7 @@ from typing import Any
 
 from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
-from web.lessons import Lesson, forget_after, keep_lessons, learned
+from web.lessons import Lesson, forget_after, keep_lessons, keep_shown, learned
 
 JSON = dict[str, Any]
 
@@ -849,6 +849,18 @@ class Store:
                 self._views.pop(game_id, None)
                 raise
         return view, [a.to_json() for a in removed]
+
+    def teach_shown(self, game_id: str, lessons: Sequence[Lesson]) -> JSON:
+        """Keep lessons of dice shown to the reader outside any throw ("show your dice", web/lessons.py), numbered
+        before the first action so that no undo takes them back; the revision goes up so every device sees what the
+        reader now knows."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if row.finished is not None:
+                raise Finished(Message("This game has been finished; start a new game to show the reader your dice."))
+            log = self._load_log(conn, row)
+            keep_shown(conn, game_id, lessons)
+            return self._bump(conn, row, log)
 
     def finish(self, game_id: str) -> JSON:
         with self._write() as conn:

@@ -174,3 +174,27 @@ def test_the_camera_reads_the_game_it_watches_with_that_game_memory(app: Flask, 
     hub.read(frame)
     assert got[0] is None and got[2] is None
     assert got[1] is not None and len(got[1]) == 5
+
+
+def test_dice_shown_outside_a_throw_teach_and_no_undo_takes_them_back(client: Device) -> None:
+    game = client.create()
+    answer = upload(client, game["id"], dice_photo(800, 600)).json
+    pid = answer["photo"]["id"]
+    url = f"/api/games/{game['id']}/dice-shown"
+    assert client.post(url, json={"photo": pid, "dice": [1, 2, 3]}).status_code == 400  # which die is which?
+    assert client.post(url, json={"photo": pid, "dice": [7], "photo_dice": [0]}).status_code == 400
+    assert client.post(url, json={"photo": "pnothere", "dice": [1], "photo_dice": [0]}).status_code == 400
+    assert client.post(url, json={"photo": pid, "dice": [1, 2], "photo_dice": [0, 9]}).status_code == 400
+    before = client.get(f"/api/games/{game['id']}").json["game"]
+    r = client.post(url, json={"photo": pid, "dice": [1, 2, 3], "photo_dice": [0, 1, 2], "not_dice": [4]})
+    assert r.status_code == 201
+    shown = r.json["game"]
+    assert shown["memory"]["seen"] == 3 and shown["state"]["actions"] == 0
+    assert shown["revision"] > before["revision"]
+    # a throw and its undo leave what was shown
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    assert memory_of(client, game["id"])["seen"] == 8
+    client.post(f"/api/games/{game['id']}/undo", json={"seen": 1})
+    assert memory_of(client, game["id"])["seen"] == 3
+    client.post(f"/api/games/{game['id']}/finish")
+    assert client.post(url, json={"photo": pid, "dice": [1], "photo_dice": [0]}).status_code == 409

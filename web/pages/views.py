@@ -323,6 +323,12 @@ def client_words() -> Markup:
         "not_a_die_state": tr("not a die"),
         "left_out_state": tr("left out, tap to take it in"),
         "dice_saved": tr("These dice are saved as “%(name)s”."),
+        # "Only teach the reader these dice" (phone.js teachDice): the photo taught, no throw sent
+        "taught": {
+            n: str(ngettext("The reader learned %(num)s die.", "The reader learned %(num)s dice.", n))
+            for n in range(1, MAX_FOUND + 1)
+        },
+        "teach_none": tr("No die of the photo is entered: check the dice first, then teach them."),
         "name_needed": tr("Give the dice a name."),
         "dice_set_option": tr("%(name)s (seen: %(n)s)"),
         "all_entered": tr("All dice are entered: tap one of them to change it."),

@@ -128,6 +128,32 @@ def test_a_left_out_die_is_swapped_in_with_one_tap(
     assert isinstance(body["photo"], str)
     game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
     assert game["state"]["view"]["turn"]["dice"] == [3, 3, 4, 2, 6]
+    # the server learned the five dice of the throw (the swapped-in 4 a correction) and the phantom as no die
+    assert game["memory"]["seen"] == 5 and game["memory"]["corrected"] == 1
+
+
+def test_dice_shown_to_the_reader_teach_it_without_a_throw(
+    server: str, tablet: Any, phone: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Show your dice: before the first throw, the photo's dice, checked, teach the reader; no throw is sent."""
+    monkeypatch.setattr("web.photos.read_image", row_reading)
+    game_id = new_game(tablet, server, "bone", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    upload_row(phone, tmp_path)
+    teach = phone.locator("#teach-dice")
+    expect(teach).to_be_visible()
+    teach.scroll_into_view_if_needed()
+    screenshot(phone, "i52-phone-teach")
+    with phone.expect_request(lambda r: r.method == "POST" and r.url.endswith("/dice-shown")) as req:
+        teach.click()
+    assert req.value.post_data_json["photo_dice"] == [0, 1, 2, 3, 4]
+    expect(phone.locator(".toast")).to_contain_text("The reader learned 5 dice.")
+    expect(teach).to_be_hidden()
+    expect(phone.locator("#photo-wrap")).to_be_hidden()
+    game = phone.request.get(f"{server}/api/games/{game_id}").json()["game"]
+    assert game["state"]["actions"] == 0 and game["memory"]["seen"] == 5
+    # the table says what the reader knows, live
+    expect(tablet.locator("body")).to_contain_text("Knows your dice: 5 seen")
 
 
 def test_the_tables_own_entry_swaps_too(

@@ -432,6 +432,8 @@
     toggle.hidden = !dice.length || (!ui.wholePhoto && !wrap.classList.contains("zoomed"));
     toggle.textContent = ui.wholePhoto ? W.zoom_dice : W.whole_photo;
     toggle.setAttribute("aria-pressed", ui.wholePhoto ? "true" : "false");
+    const teach = document.getElementById("teach-dice");
+    if (teach) teach.hidden = !dice.length;
   }
 
   /* Clear lets the photo go with the dice read from it: dice tapped in afterwards are sent without it, since a
@@ -452,6 +454,8 @@
     if (status) status.textContent = "";
     const toggle = document.getElementById("photo-whole");
     if (toggle) toggle.hidden = true;
+    const teach = document.getElementById("teach-dice");
+    if (teach) teach.hidden = true;
     const input = document.getElementById("photo-input");
     if (input) input.value = "";
   }
@@ -557,6 +561,39 @@
     send(action, extra);
   }
 
+  /* Show your dice (issue 52): the photo's dice, their values checked as for a throw, teach the reader without
+     being a throw: before the first throw, dice it reads badly (an unusual printing, an emblem for the six). The
+     entry starts afresh: the photo was for teaching. */
+  async function teachDice() {
+    const pairs = ui.entry.map((v, i) => ({ v, k: ui.from[i] })).filter((x) => x.v != null && x.k != null);
+    if (!ui.photo || !pairs.length) {
+      Becher.toast(W.teach_none, true);
+      return;
+    }
+    const body = {
+      photo: ui.photo, dice: pairs.map((x) => x.v), photo_dice: pairs.map((x) => x.k),
+      not_dice: [...ui.notDice].sort((a, b) => a - b),
+    };
+    try {
+      await Becher.api("POST", `/api/games/${gameId}/dice-shown`, body);
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+      return;
+    }
+    const said = Becher.plural(W.taught, pairs.length);
+    Becher.toast(said);
+    Becher.announce(said);
+    ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
+    ui.unsure = ui.unsure.map(() => false);
+    ui.extra = [];
+    ui.from = ui.from.map(() => null);
+    ui.notDice = new Set();
+    ui.taken = new Set();
+    dropPhoto();
+    say("");
+    render();
+  }
+
   let busy = null;
   async function refresh() {
     // one fetch at a time; a call during a fetch waits for it and then fetches once more
@@ -594,6 +631,7 @@
       ui.wholePhoto = !ui.wholePhoto;
       return layoutPhoto();
     }
+    if (t.closest("#teach-dice") && ui) return teachDice();
     if (t.closest("#clear-dice") && ui) {
       ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
       ui.unsure = ui.unsure.map(() => false);
