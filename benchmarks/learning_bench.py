@@ -67,6 +67,7 @@ class Play:
     kinds: Counter[str] = field(default_factory=Counter)  # taps by what they fixed: face, phantom, swap, empty
     ms: list[float] = field(default_factory=list)
     teach_ms: list[float] = field(default_factory=list)
+    memory_bytes: int = 0
 
     def summary(self, change: int | None = None) -> dict[str, Any]:
         later = self.exact[FIRST:]
@@ -199,28 +200,31 @@ def _by_faces(truth: list[int], dice: list[Die], count: int) -> Outcome:
     return out
 
 
-def play(reader: DiceReader, throws: list[Throw], learn: bool) -> Play:
+def play(reader: DiceReader, throws: list[Throw]) -> tuple[Play, Play]:
+    """The game played static and learning side by side, photo by photo (the two reads of a photo in turn, first one
+    then the other, so that a busy machine slows both alike)."""
     memory: DiceMemory | None = None
-    result = Play()
+    static, learning = Play(), Play()
     for n, throw in enumerate(throws):
         bgr = cv2.imread(str(throw.image), cv2.IMREAD_COLOR)
-        if memory is None and learn:
+        if memory is None:
             memory = reader.memory(throw.kind)
-        t0 = time.perf_counter()
-        reading = reader.read_array(bgr, throw.kind, memory)
-        result.ms.append((time.perf_counter() - t0) * 1000)
-        proposal = fit_count(reading, len(throw.faces))
-        outcome = confirm(throw, proposal)
-        result.exact.append(outcome.taps == 0)
-        result.taps.append(outcome.taps)
-        result.kinds.update(outcome.kinds)
-        if memory is not None:
+        order = [(static, None), (learning, memory)]
+        for result, mem in order if n % 2 else order[::-1]:
             t0 = time.perf_counter()
-            reader.teach(memory, bgr, n, outcome.boxes, outcome.faces, outcome.corrected)
-            result.teach_ms.append((time.perf_counter() - t0) * 1000)
-    if memory is not None:
-        result.memory_bytes = len(memory.to_bytes())  # type: ignore[attr-defined]
-    return result
+            reading = reader.read_array(bgr, throw.kind, mem)
+            result.ms.append((time.perf_counter() - t0) * 1000)
+            proposal = fit_count(reading, len(throw.faces))
+            outcome = confirm(throw, proposal)
+            result.exact.append(outcome.taps == 0)
+            result.taps.append(outcome.taps)
+            result.kinds.update(outcome.kinds)
+            if mem is not None:
+                t0 = time.perf_counter()
+                reader.teach(mem, bgr, n, outcome.boxes, outcome.faces, outcome.corrected)
+                result.teach_ms.append((time.perf_counter() - t0) * 1000)
+    learning.memory_bytes = len(memory.to_bytes()) if memory is not None else 0
+    return static, learning
 
 
 def change_of(labels: Path) -> int | None:
@@ -254,8 +258,7 @@ def main() -> int:
             labels = args.root / labels.name if not labels.is_file() else labels
         throws = throws_of(labels, splits)
         name = labels.parent.name
-        static = play(reader, throws, learn=False)
-        learning = play(reader, throws, learn=True)
+        static, learning = play(reader, throws)
         change = change_of(labels)
         row = {
             "set": name,
@@ -265,7 +268,7 @@ def main() -> int:
             "ms_static": statistics.median(static.ms),
             "ms_learning": statistics.median(learning.ms),
             "ms_teach": statistics.median(learning.teach_ms),
-            "memory_kb": getattr(learning, "memory_bytes", 0) / 1024,
+            "memory_kb": learning.memory_bytes / 1024,
         }
         if args.json:
             print(json.dumps(row), flush=True)

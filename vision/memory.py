@@ -37,6 +37,7 @@ NEAREST = 3  # crops per face whose mean counts
 PULL = 1.5  # power of the memory's odds of a face beside the classifier's
 ODDS_PRIOR = 0.03  # evidence each face has in those odds before any crop: one corrected crop alike outweighs it
 TRUST_FROM = 0.8  # a memory that reads its own crops right this often, or less, is not listened to
+TRUSTED = 0.5  # trust from which the size of the dice in play counts (``trusted``)
 TRUST_AFTER = 10  # crops that others resemble before the memory's trust is judged (full trust until then)
 SURE_DIE = 0.8  # weight over which the memory's dice also lower the classifier's background (to 0 at weight 1)
 CORRECTED = 2.0  # a die the players corrected counts this much more than one they only confirmed
@@ -307,6 +308,12 @@ class DiceMemory:
         ratio = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6)
         out: np.ndarray = ratio > SIZE_FACTOR
         return out
+
+    def trusted(self) -> bool:
+        """Whether the memory reads its own crops well enough (``TRUSTED``) that the size of its dice may rule out
+        candidates and send the reader looking for more."""
+        self.weights()
+        return self.trust >= TRUSTED
 
     def most(self) -> int:
         """The most dice confirmed in one of the last ``RECENT`` throws (a full throw, not a rethrow of two)."""

@@ -147,7 +147,7 @@ class DiceReader:
         dice_mask = is_die(p, self.classifier.max_background)
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
-        if memory is not None:
+        if memory is not None and memory.trusted():
             # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
             # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,
             # a rule for every candidate 1.5 x off cost more real dice (touching, tilted) than it saved
@@ -168,7 +168,7 @@ class DiceReader:
             dice.append(Die(faces[best], best + 1, conf, box, uncertain, kind, printed))
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         dropped = _dropped(p, c, img, kind, ~dice_mask, self.classifier.conf_model)
-        if memory is not None and int(dice_mask.sum()) < memory.most():
+        if memory is not None and memory.trusted() and int(dice_mask.sum()) < memory.most():
             # fewer dice than a full throw of this game: look for the missing where the detector was unsure
             dropped = self._where_dice_are(img, c, looks, memory, kind, dropped)
         warnings = _warnings(img.bgr)
