@@ -8,6 +8,7 @@ temperature, detector threshold and the confidence under which a die is flagged 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import json
@@ -43,6 +44,7 @@ from vision.train.data import (
     synth_samples,
     to_sample,
 )
+from vision.train.embedding import with_embedding
 
 
 def export(
@@ -200,6 +202,8 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int, det_threshold: float
     proto = onnx.load(str(path))
     kept_meta = ("temperature", "det_threshold", "max_background", "threshold", "conf_model")
     set_meta(proto, {k: result[k] for k in kept_meta})
+    with contextlib.suppress(ValueError):  # the features for the memory of a game (issue 52), where a Gemm ends it
+        proto = with_embedding(proto)
     onnx.save(proto, str(path))
     return result
 

@@ -331,6 +331,7 @@ def client_words() -> Markup:
         "teach_none": tr("No die of the photo is entered: check the dice first, then teach them."),
         "name_needed": tr("Give the dice a name."),
         "dice_set_option": tr("%(name)s (seen: %(n)s)"),
+        "dice_set_forgotten": tr("These dice are forgotten."),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
         "uncertain_n": {
             n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n))

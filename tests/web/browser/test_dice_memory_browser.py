@@ -275,7 +275,7 @@ def test_the_table_says_what_the_reader_knows_and_saves_the_dice(
     assert posted == [{"name": "Stammtisch"}]
 
 
-def saved_set(app: Any, name: str, kind: str, seen: int) -> int:
+def saved_set(app: Any, name: str, kind: str, seen: int, owner: str = "x") -> int:
     """A saved dice set in the server's database, as ``POST /api/games/<id>/dice-set`` keeps one."""
     import numpy as np
 
@@ -285,8 +285,8 @@ def saved_set(app: Any, name: str, kind: str, seen: int) -> int:
     rows = [(1, lessons.Lesson(k, k % 6, False, 60.0, kind, "test", views)) for k in range(seen)]
     with app.extensions["becher.store"]._write() as conn:
         cur = conn.execute(
-            "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, 'test', 'x', ?, ?, 0)",
-            (name, kind, seen, lessons._pack(rows)),
+            "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, 'test', ?, ?, ?, 0)",
+            (name, kind, owner, seen, lessons._pack(rows)),
         )
     return int(cur.lastrowid)
 
@@ -302,11 +302,26 @@ def test_the_start_page_offers_saved_dice_of_the_games_kind(browser: Any, tmp_pa
         tablet = ctx.new_page()
         try:
             tablet.goto(f"{base}/")
+            mine = saved_set(app, "Alt", "pip", 7, owner=tablet.request.get(f"{base}/api/me").json()["device"])
+            tablet.reload()
             tablet.check('input[name="game"][value="bone"]')
             pick = tablet.locator("#dice-set")
             expect(pick).to_be_visible()
             options = tablet.locator("#dice-set option:not([hidden])")
-            expect(options).to_have_text(["New dice: the reader learns them in this game", "Kneipe (seen: 41)"])
+            new = "New dice: the reader learns them in this game"
+            expect(options).to_have_text([new, "Alt (seen: 7)", "Kneipe (seen: 41)"])
+            # a set saved on this tablet is forgotten here; one saved elsewhere is not
+            forget = tablet.locator("#dice-set-forget")
+            expect(forget).to_be_hidden()
+            pick.select_option(str(mine))
+            forget.click()
+            expect(tablet.locator("#toast")).to_contain_text("These dice are forgotten.")
+            expect(options).to_have_text([new, "Kneipe (seen: 41)"])
+            pick.select_option(label="Kneipe (seen: 41)")
+            forget.click()
+            expect(tablet.locator("#toast")).to_contain_text("Only the device that saved these dice can delete them.")
+            expect(options).to_have_text([new, "Kneipe (seen: 41)"])
+            pick.select_option("")
             tablet.check('input[name="game"][value="pokerdice"]')
             expect(options).to_have_text(["New dice: the reader learns them in this game", "Karten (seen: 12)"])
             pick.select_option(str(poker))

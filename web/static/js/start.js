@@ -54,6 +54,24 @@
     });
     if (select.selectedOptions[0] && select.selectedOptions[0].disabled) select.value = "";
     pick.hidden = !any;
+    const forget = document.getElementById("dice-set-forget");
+    if (forget) forget.hidden = !select.value;
+  }
+  /* A saved set is forgotten by the device that saved it (the server refuses the others, in words). */
+  async function forgetDiceSet() {
+    const id = select.value;
+    if (!id) return;
+    try {
+      await Becher.api("DELETE", `${pick.dataset.url}/${id}`);
+    } catch (e) {
+      Becher.toast(Becher.describeError(e), true);
+      return;
+    }
+    const option = select.querySelector(`option[value="${id}"]`);
+    if (option) option.remove();
+    select.value = "";
+    Becher.toast(Becher.words.dice_set_forgotten);
+    showDiceSets();
   }
   async function loadDiceSets() {
     if (!select || !pick.dataset.url) return;
@@ -71,8 +89,10 @@
     });
     showDiceSets();
   }
+  const forgetBtn = document.getElementById("dice-set-forget");
+  if (forgetBtn) forgetBtn.addEventListener("click", forgetDiceSet);
   form.addEventListener("change", (ev) => {
-    if (ev.target.id && ev.target.id.endsWith("-dice")) showDiceSets();
+    if (ev.target.id && (ev.target.id.endsWith("-dice") || ev.target.id === "dice-set")) showDiceSets();
     if (ev.target.name === "game") {
       const g = chosen();
       const lo = Number(g.dataset.min), hi = Number(g.dataset.max);
