@@ -223,14 +223,19 @@ class DiceMemory:
         the die it stood for, since the players only changed its value."""
         dice = self.faces != NOT_A_DIE
         out = np.zeros(len(self), bool)
-        for t in np.unique(self.throws):
-            near = dice & (np.abs(_rank(self.throws, t)) <= RECENT)
-            if near.sum() < 2:
-                continue
-            side = float(np.median(self.sides[near]))
-            mine = self.throws == t
-            ratio = np.maximum(self.sides[mine], side) / np.maximum(np.minimum(self.sides[mine], side), 1e-6)
-            out[mine] = dice[mine] & (ratio > SIZE_FACTOR)
+        order = np.unique(self.throws)
+        ranks = np.searchsorted(order, self.throws)
+        # the median side of the dice of the throws around each throw (RECENT either side), by rank: (throws, n)
+        around = (np.abs(np.arange(len(order))[:, None] - ranks[None, :]) <= RECENT) & dice[None, :]
+        sides = np.where(around, self.sides[None, :], np.nan)
+        enough = around.sum(axis=1) >= 2
+        median = np.full(len(order), np.nan, np.float32)
+        if enough.any():
+            median[enough] = np.nanmedian(sides[enough], axis=1)
+        side = median[ranks]
+        known = ~np.isnan(side)
+        ratio = np.maximum(self.sides, side) / np.maximum(np.minimum(self.sides, side), 1e-6)
+        out[known] = dice[known] & (ratio[known] > SIZE_FACTOR)
         return out
 
     # ------------------------------------------------------------------ reading
@@ -364,13 +369,6 @@ class DiceMemory:
         if memory.views.shape[1:] != (VIEWS, memory.width) or len({len(memory.views), len(memory.faces)}) != 1:
             raise ValueError("A kept memory of dice is damaged.")
         return memory
-
-
-def _rank(throws: np.ndarray, throw: int) -> np.ndarray:
-    """Each crop's throw counted in throws taught from ``throw`` (0 for its own, negative before it)."""
-    order = np.unique(throws)
-    out: np.ndarray = np.searchsorted(order, throws) - np.searchsorted(order, throw)
-    return out
 
 
 def _ages(throws: np.ndarray) -> np.ndarray:

@@ -106,6 +106,7 @@ class DiceReader:
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
         memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist())
+        memory.weights()  # weighed now, while the players look at the score, not at the next photo's read
 
     def embed_boxes(self, bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
         """The embeddings (n, 4 quarter turns, width) of the dice in ``boxes`` (px of ``bgr``), cropped as the

@@ -352,6 +352,7 @@ def build(rows: Sequence[tuple[int, Lesson]], reader: DiceReader) -> DiceMemory 
     for n, group in by_throw.items():
         views = np.stack([np.frombuffer(x.views, np.float16).reshape(-1, width) for x in group]).astype(np.float32)
         memory.teach(n, views, [x.face for x in group], [x.corrected for x in group], [x.side for x in group])
+    memory.weights()  # weighed once here, not by the first photo read with it
     return memory
 
 
