@@ -583,6 +583,11 @@
     const said = Becher.plural(W.taught, pairs.length);
     Becher.toast(said);
     Becher.announce(said);
+    clearEntry();
+  }
+
+  /* The dice not kept, and the photo with what was said of its boxes, let go (Clear, or a photo that taught). */
+  function clearEntry() {
     ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
     ui.unsure = ui.unsure.map(() => false);
     ui.extra = [];
@@ -632,17 +637,7 @@
       return layoutPhoto();
     }
     if (t.closest("#teach-dice") && ui) return teachDice();
-    if (t.closest("#clear-dice") && ui) {
-      ui.entry = ui.entry.map((v, i) => (locked(i) ? v : null));
-      ui.unsure = ui.unsure.map(() => false);
-      ui.extra = [];
-      ui.from = ui.from.map(() => null);
-      ui.notDice = new Set();
-      ui.taken = new Set();
-      dropPhoto();
-      say("");
-      return render();
-    }
+    if (t.closest("#clear-dice") && ui) return clearEntry();
     if (t.closest("#live-camera")) return startCamera();
     if (t.closest("#snap")) return snap();
     const sendBtn = t.closest(".send-throw");
