@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import json
 import statistics
 import sys
@@ -38,7 +39,7 @@ from vision.count import fit_count
 from vision.memory import NOT_A_DIE, DiceMemory
 from vision.reader import DiceReader
 from vision.reading import Die, Reading
-from vision.train.data import FACES, die_sides, load_labels, photo_root
+from vision.train.data import FACES, Item, die_sides, parse_boxes, photo_root
 
 SETS = (
     "webcam-white-dice",
@@ -74,7 +75,7 @@ class Play:
         out: dict[str, Any] = {
             "exact": _share(self.exact),
             "exact_first_5": _share(self.exact[:FIRST]),
-            "exact_after_5": _share(later) if later else float("nan"),
+            "exact_after_5": _share(later),
             "taps_per_throw": sum(self.taps) / max(len(self.taps), 1),
             "taps_after_5": sum(self.taps[FIRST:]) / max(len(self.taps[FIRST:]), 1),
             "taps_by_kind": dict(self.kinds),
@@ -84,26 +85,41 @@ class Play:
         return out
 
 
-def _share(values: list[bool]) -> float:
-    return sum(values) / len(values) if values else float("nan")
+def pct(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
 
 
-def throws_of(labels: Path, splits: set[str] | None) -> list[Throw]:
-    """The rows of ``labels`` (of ``splits``, or all where none of the rows is of them), in file order."""
-    items = load_labels(labels.parent, fixes={})
-    chosen = [it for it in items if splits is None or it.split in splits] or items
+def _share(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def throws_of(labels: Path, splits: set[str] | None, root: Path | None = None) -> list[Throw]:
+    """The rows of the labels file ``labels`` (of ``splits``, or all where none of the rows is of them), in file
+    order; images relative to ``root`` (default: the file's folder)."""
+    folder = root or labels.parent
+    with open(labels, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    chosen = [r for r in rows if splits is None or r.get("split") in splits] or rows
     out = []
-    for it in chosen:
-        if it.image is None:
-            continue
-        faces = [FACES[b.cls] for b in it.boxes]
-        boxed = all(b.x1 > b.x0 and b.y1 > b.y0 for b in it.boxes)
+    for row in chosen:
+        kind = row.get("kind") or "pip"
+        item = Item(
+            f"{labels.parent.name}/{row['image']}",
+            folder / row["image"],
+            parse_boxes(row["boxes"], kind),
+            kind,
+            row.get("split", ""),
+        )
+        faces = [FACES[b.cls] for b in item.boxes]
+        if not faces:
+            continue  # a photo of no dice is no throw
+        boxed = all(b.x1 > b.x0 and b.y1 > b.y0 for b in item.boxes)
         spots = (
-            [((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, float(s)) for b, s in zip(it.boxes, die_sides(it), strict=True)]
+            [((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, float(s)) for b, s in zip(item.boxes, die_sides(item), strict=True)]
             if boxed
             else None
         )
-        out.append(Throw(it.image, it.kind, faces, spots))
+        out.append(Throw(folder / row["image"], kind, faces, spots))
     return out
 
 
@@ -254,9 +270,7 @@ def main() -> int:
     reader = DiceReader(args.models)
     splits = set(args.split.split(",")) if args.split else None
     for labels in args.labels or default_labels():
-        if args.root is not None:
-            labels = args.root / labels.name if not labels.is_file() else labels
-        throws = throws_of(labels, splits)
+        throws = throws_of(labels, splits, args.root)
         name = labels.parent.name
         static, learning = play(reader, throws)
         change = change_of(labels)
@@ -275,14 +289,14 @@ def main() -> int:
         else:
             s, le = row["static"], row["learning"]
             print(
-                f"{name:24s} {len(throws):4d} throws | static exact {s['exact']:.1%} after5 {s['exact_after_5']:.1%} "
-                f"taps {s['taps_per_throw']:.3f} | learning exact {le['exact']:.1%} after5 {le['exact_after_5']:.1%} "
-                f"taps {le['taps_per_throw']:.3f} first5 {s['exact_first_5']:.0%}->{le['exact_first_5']:.0%} | "
+                f"{name:24s} {len(throws):4d} throws | static exact {pct(s['exact'])} after5 {pct(s['exact_after_5'])} "
+                f"taps {s['taps_per_throw']:.3f} | learning exact {pct(le['exact'])} after5 {pct(le['exact_after_5'])} "
+                f"taps {le['taps_per_throw']:.3f} first5 {pct(s['exact_first_5'], 0)}->{pct(le['exact_first_5'], 0)} | "
                 f"ms {row['ms_static']:.1f} -> {row['ms_learning']:.1f} (teach {row['ms_teach']:.1f}) "
                 f"memory {row['memory_kb']:.0f} kB | taps {s['taps_by_kind']} -> {le['taps_by_kind']}"
                 + (
-                    f" | 5 throws after the change on: {s['exact_after_change_5']:.1%} -> "
-                    f"{le['exact_after_change_5']:.1%}"
+                    f" | 5 throws after the change on: {pct(s['exact_after_change_5'])} -> "
+                    f"{pct(le['exact_after_change_5'])}"
                     if change is not None
                     else ""
                 ),
