@@ -37,6 +37,7 @@ BEFORE = 10_000_000  # lessons a game starts with are numbered this far before i
 NOT_A_DIE = 6  # vision.memory.NOT_A_DIE (kept here so that the server imports no numpy-heavy reader to count)
 SET_NAME_LIMIT = 40  # characters of a dice set's name
 CACHED = 16  # games whose memory is kept built
+MAX_SETS = 100  # saved dice sets a server keeps (each up to 1.4 MB): a device cannot fill the disk with them
 
 
 class LessonError(ValueError):
@@ -147,6 +148,11 @@ def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> J
     data = _pack(rows)
     now = time.time()
     conn.execute("DELETE FROM dice_sets WHERE name = ?", (name,))
+    (count,) = conn.execute("SELECT COUNT(*) FROM dice_sets").fetchone()
+    if count >= MAX_SETS:
+        raise LessonError(
+            Message("{n} sets of dice are saved, as many as this server keeps; forget one first.", n=MAX_SETS)
+        )
     cur = conn.execute(
         "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (name, kind, model, owner, sum(1 for _, x in rows if x.face != NOT_A_DIE), data, now),

@@ -198,3 +198,18 @@ def test_dice_shown_outside_a_throw_teach_and_no_undo_takes_them_back(client: De
     assert memory_of(client, game["id"])["seen"] == 3
     client.post(f"/api/games/{game['id']}/finish")
     assert client.post(url, json={"photo": pid, "dice": [1], "photo_dice": [0]}).status_code == 409
+
+
+def test_a_server_keeps_a_bounded_number_of_dice_sets(client: Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    from web import lessons
+
+    monkeypatch.setattr(lessons, "MAX_SETS", 2)
+    game = client.create()
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    url = f"/api/games/{game['id']}/dice-set"
+    assert client.post(url, json={"name": "one"}).status_code == 201
+    assert client.post(url, json={"name": "two"}).status_code == 201
+    assert client.post(url, json={"name": "two"}).status_code == 201  # the same name replaces
+    full = client.post(url, json={"name": "three"})
+    assert full.status_code == 409 and "forget one" in full.json["error"]
+    assert [s["name"] for s in client.get("/api/dice-sets").json["sets"]] == ["one", "two"]
