@@ -94,6 +94,8 @@ def crop_format(meta: dict[str, str], shape: list[int | str | None], source: str
 
 class Classifier:
     reread = True  # crops in doubt read at all views (the reader's rules may switch it off)
+    outputs: list[str] | None = None  # the outputs read: logits, and the embedding where the file has one
+    embedding_parts: tuple[int, ...] = ()  # each member's width in the embedding; () for a file without one
 
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
@@ -118,7 +120,8 @@ class Classifier:
         # the features before each member's last layer (vision/train/embedding.py), for the game's memory of its dice
         outputs = [o.name for o in self.sess.get_outputs()]
         self.outputs = outputs[:2] if EMBEDDING in outputs else outputs[:1]
-        self.embedding_parts: list[int] = json.loads(meta.get("embedding_parts", "[]")) if EMBEDDING in outputs else []
+        if EMBEDDING in outputs:
+            self.embedding_parts = tuple(json.loads(meta.get("embedding_parts", "[]")))
 
     def logits(self, bgr: np.ndarray, c: Candidates, turns: int | None = None) -> np.ndarray:
         """Logits per rank class (12 faces and background), (n, 13): printings merged into their faces."""
@@ -181,7 +184,7 @@ class Classifier:
             raise ValueError("this classifier file has no embedding output; add one with vision.train.embedding.")
         x = to_input(crop_dice(bgr, c, self.size, self.context, self.margin), self.channels)
         batch = np.concatenate([view(x, k) for k in range(views)])
-        emb = np.asarray(self.sess.run(self.outputs[1:], {self.input: np.ascontiguousarray(batch)})[0])
+        emb = np.asarray(self.sess.run([EMBEDDING], {self.input: np.ascontiguousarray(batch)})[0])
         out: np.ndarray = emb.reshape(views, len(x), -1).transpose(1, 0, 2)
         return out
 
