@@ -59,7 +59,7 @@ def fit_count(reading: Reading, count: int, whole: int | None = None) -> Reading
         assumed.append(WHOLE)
     extra: list[Die] = []
     while len(dice) > target:
-        scores = likelihoods(dice)
+        scores = likelihoods(dice, reading.played_side)
         worst = min(range(len(dice)), key=lambda k: (scores[k], -k))
         extra.append(dice.pop(worst))
     if extra:
@@ -82,17 +82,22 @@ def fit_count(reading: Reading, count: int, whole: int | None = None) -> Reading
     )
 
 
-def likelihoods(dice: Sequence[Die]) -> list[float]:
-    """How likely each die is a die of this throw: its confidence, lowered where it is off the others' size or far
-    from their cluster (each judged against the others, so the odd one cannot set the measure)."""
+def likelihoods(dice: Sequence[Die], played_side: float | None = None) -> list[float]:
+    """How likely each die is a die of this throw: its confidence, lowered where it is off the others' size (or off
+    ``played_side``, the size of the dice in play where the game knows it) or far from their cluster (each judged
+    against the others, so the odd one cannot set the measure)."""
     out = []
     for k, die in enumerate(dice):
         others = [d for j, d in enumerate(dice) if j != k]
         score = die.confidence
+        if played_side is not None:
+            ratio = max(_side(die), played_side) / max(min(_side(die), played_side), 1e-6)
+            if ratio > SIZE_TOLERANCE:
+                score *= 0.5 ** math.log(ratio, SIZE_TOLERANCE)
         if len(others) >= 2:
             side = _median([_side(d) for d in others])
             ratio = max(_side(die), side) / max(min(_side(die), side), 1e-6)
-            if ratio > SIZE_TOLERANCE:
+            if ratio > SIZE_TOLERANCE and played_side is None:
                 score *= 0.5 ** math.log(ratio, SIZE_TOLERANCE)
             cx = _median([_centre(d)[0] for d in others])
             cy = _median([_centre(d)[1] for d in others])

@@ -109,7 +109,8 @@ class DiceMemory:
     ) -> None:
         """The dice of one confirmed throw: ``views`` (k, >=4, width) raw embeddings of each crop's views (the first
         four quarter turns are kept), ``faces`` 0-5 (or ``NOT_A_DIE``), ``corrected`` where the players changed the
-        reading, ``sides`` in the photo's pixels. A throw taught again replaces what it taught."""
+        reading, ``sides`` as shares of the photo's long side (a phone's photo and a webcam's frame of one game
+        differ in pixels, not in this). A throw taught again replaces what it taught."""
         views = np.asarray(views, np.float32)
         k = len(faces)
         if views.ndim != 3 or views.shape[0] != k or views.shape[1] < VIEWS or views.shape[2] != self.width:
@@ -304,9 +305,9 @@ class DiceMemory:
         return out
 
     def off_size(self, sides: np.ndarray) -> np.ndarray:
-        """Candidates (their sides in the photo's pixels) far off the size of the dice in play: not dice of this game.
-        Nothing before ``RECENT`` throws have set the size, or while their sizes disagree (a phone held nearer and
-        farther)."""
+        """Candidates (their sides as shares of the photo's long side) far off the size of the dice in play: not dice
+        of this game. Nothing before ``RECENT`` throws have set the size, or while their sizes disagree (a phone held
+        nearer and farther)."""
         side = self.side()
         if side is None:
             return np.zeros(len(sides), bool)

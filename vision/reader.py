@@ -104,7 +104,7 @@ class DiceReader:
             memory.forget(throw)
             return
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
-        sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+        sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) / max(bgr.shape[:2])
         memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist())
         memory.weights()  # weighed now, while the players look at the score, not at the next photo's read
 
@@ -152,7 +152,7 @@ class DiceReader:
             # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
             # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,
             # a rule for every candidate 1.5 x off cost more real dice (touching, tilted) than it saved
-            dice_mask &= ~(memory.off_size(c.sides * img.scale) & (confs < DOUBT))
+            dice_mask &= ~(memory.off_size(c.sides / max(img.bgr.shape[:2])) & (confs < DOUBT))
         flag_below = self.classifier.threshold
         if self.rules.doubt:
             flag_below = max(flag_below, DOUBT)
@@ -174,7 +174,9 @@ class DiceReader:
             dropped = self._where_dice_are(img, c, looks, memory, kind, dropped)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
-        return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped)
+        side = memory.side() if memory is not None and memory.trusted() else None
+        played = None if side is None else side * max(img.width, img.height)
+        return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
 
 
     def _weak(self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory) -> Candidates:
@@ -183,7 +185,7 @@ class DiceReader:
         side = memory.side()
         if side is None or not looks:
             return Candidates.empty()
-        s = side / img.scale
+        s = side * max(img.bgr.shape[:2])
         long_side = max(img.bgr.shape[:2])
         level = min(looks, key=lambda n: abs(np.log(s * n / long_side / SWEET)))
         if abs(np.log(s * level / long_side / SWEET)) > np.log(2.0):

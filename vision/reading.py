@@ -114,6 +114,9 @@ class Reading:
     extra: tuple[Die, ...] = ()
     missing: int = 0
     assumed: tuple[str, ...] = ()
+    # the side, in this image's pixels, of the dice in play where the game's memory knows it (issue 52): the count
+    # weighs each die's size against it rather than against the other dice found (two halves of one die among them)
+    played_side: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -141,6 +144,8 @@ class Reading:
             "ms": round(self.ms, 1),
             "warnings": list(self.warnings),
         }
+        if self.played_side is not None:
+            out["played_side"] = round(self.played_side, 1)
         if self.count is not None:
             out.update(
                 count=self.count,
@@ -169,6 +174,7 @@ class Reading:
                 tuple(Die.from_json(d, kind) for d in data.get("extra", ())),
                 int(data.get("missing", 0)),
                 tuple(str(a) for a in data.get("assumed", ())),
+                None if data.get("played_side") is None else float(data["played_side"]),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"Not a reading: {exc}.") from exc

@@ -53,7 +53,7 @@ class Lesson:
     k: int  # the die within its throw
     face: int  # 0-5, or NOT_A_DIE
     corrected: bool
-    side: float  # px of the photo
+    side: float  # a share of the photo's long side (photos of one game may come at several sizes)
     kind: str  # pip or poker
     model: str  # the classifier file that saw it (a memory reads only what its own model saw)
     views: bytes  # float16 (4, width): the crop's embedding in four quarter turns
@@ -331,7 +331,7 @@ def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taug
             k,
             t.face,
             t.corrected,
-            float(max(t.box[2] - t.box[0], t.box[3] - t.box[1])),
+            float(max(t.box[2] - t.box[0], t.box[3] - t.box[1])) / max(bgr.shape[:2]),
             kind,
             model,
             views[k].tobytes(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vision.count import ADDED, EXTRA, MISSING, WHOLE, fit_count, likelihoods
@@ -135,3 +137,23 @@ def test_a_fitted_reading_round_trips_through_json() -> None:
     assert Reading.from_json(js).to_json() == js
     with pytest.raises(ValueError, match="reading"):
         Reading.from_json({"kind": "pip", "dice": []})
+
+
+def test_the_size_of_the_dice_in_play_decides_which_die_is_left_out() -> None:
+    """A poker die found as two halves (letter and suit symbol) among dice the detector sized small: by the dice found
+    the whole die beside them is the odd one; by the size of the dice in play (the game's memory) a half is."""
+    dice = [
+        die(100, 1, 0.97, side=50),
+        die(150, 6, 0.96, side=50),  # the two halves of one die
+        die(300, 2, 0.95, side=55),
+        die(400, 3, 0.95, side=60),
+        die(500, 4, 0.95, side=62),
+        die(700, 6, 0.99, side=100),  # a whole die, sized right
+    ]
+    alone = fit_count(reading(dice), 5)
+    assert [d.box for d in alone.extra] == [dice[5].box]
+    known = fit_count(dataclasses.replace(reading(dice), played_side=100.0), 5)
+    assert len(known.extra) == 1 and known.extra[0].box in {dice[0].box, dice[1].box}
+    assert dice[5].box in [d.box for d in known.dice]
+    # the reading says the size it was read with, and keeps it through JSON
+    assert Reading.from_json(known.to_json()).played_side == 100.0
