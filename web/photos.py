@@ -257,7 +257,9 @@ def scale_reading(reading: JSON, width: int, height: int) -> JSON:
             out.append({**die, "box": [round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy)]})
         return out
 
-    more = {"extra": scaled(reading["extra"])} if "extra" in reading else {}
+    more: JSON = {"extra": scaled(reading["extra"])} if "extra" in reading else {}
+    if reading.get("played_side") is not None:
+        more["played_side"] = round(float(reading["played_side"]) * (sx + sy) / 2, 1)
     return {**reading, "dice": scaled(reading["dice"]), **more, "width": width, "height": height}
 
 

@@ -287,6 +287,9 @@ def test_boxes_are_scaled_to_the_stored_photo() -> None:
     assert scaled["dice"][0]["box"] == [160, 120, 240, 200]
     assert (scaled["width"], scaled["height"]) == (1600, 1200)
     assert reading["width"] == 4000  # the original is left alone
+    assert "played_side" not in scaled
+    # the size of the dice in play (the game's memory) is in the photo's pixels like the boxes
+    assert photos.scale_reading({**reading, "played_side": 200.0}, 1600, 1200)["played_side"] == 80.0
 
 
 def test_a_camera_frame_recorded_on_the_host_reaches_watchers_like_an_upload(app: Flask, client: Device) -> None:
