@@ -3,7 +3,8 @@
 A game is played with one set of dice under one camera all evening. Each die of a confirmed throw is kept here as
 what the classifier saw of it (its embedding, ``vision/train/embedding.py``, in the four quarter turns of its crop)
 with the face the players confirmed, or as "not a die" where they said so. Reading a new photo, each candidate is
-compared with these: the faces of the confirmed crops most like it are mixed into the classifier's probabilities.
+compared with these: the faces of the confirmed crops most like it weigh in on the classifier's reading (``mixed``:
+their odds times the classifier's, and where they are near and agree, their face outright).
 
 * How much it counts follows how near the confirmed crops are (a kernel on the cosine similarity): a die unlike any
   seen is read as the bundled classifier reads it, and an empty memory changes nothing at all.
@@ -12,6 +13,10 @@ compared with these: the faces of the confirmed crops most like it are mixed int
 * A correction weighs more than a silent confirmation (``CORRECTED``); a crop whose confirmed face the crops like it
   contradict counts little (``DOUBTED``: a wrong confirmation does not poison the rest); older throws fade
   (``HALF_LIFE``), so dice changed midway are learned again and the old ones stop counting.
+* The memory reads its own crops, each from the other throws' (``trust``): dice of one set under one camera read each
+  other right; a memory of many sets does not, and then it says nothing.
+* The size of the dice in play (``side``, ``off_size``, ``most``) tells the reader which candidates are of another
+  size and where to look again for a die the detector was unsure of.
 * Bounded: at most ``LIMIT`` dice, the oldest silent confirmations go first.
 
 Pure numpy, no I/O: ``to_bytes``/``from_bytes`` are what the server keeps in SQLite.
