@@ -332,17 +332,17 @@ class DiceMemory:
         throws = np.unique(self.throws[dice])[-RECENT:]
         return max((int((dice & (self.throws == t)).sum()) for t in throws), default=0)
 
-    def side(self) -> float | None:
+    def side(self, spread: float = SIZE_SPREAD) -> float | None:
         """The median side of the dice of the last ``RECENT`` throws taught that count fully (no doubted lesson: a
         pip confirmed as its die does not set the size), None before there are so many or where they disagree by
-        more than ``SIZE_SPREAD`` between their quartiles."""
+        more than ``spread`` between their quartiles."""
         trusted = (self.faces != NOT_A_DIE) & (self.weights() >= DOUBTED * CORRECTED + 1e-6)
         throws = np.unique(self.throws[trusted])
         if len(throws) < RECENT:
             return None
         recent = self.sides[trusted & np.isin(self.throws, throws[-RECENT:])]
         low, mid, high = np.percentile(recent, [25, 50, 75])
-        return float(mid) if high <= SIZE_SPREAD * max(low, 1e-6) else None
+        return float(mid) if high <= spread * max(low, 1e-6) else None
 
     # ------------------------------------------------------------------ keeping
 

@@ -24,6 +24,8 @@ MAX_DICE = 60
 # is looked at again for candidates down to WEAK (the detector's own cut: 0.3), of that size, at most WEAK_MAX: kept
 # among the dropped only, for the count to fill a die the detector missed (a tilted die at the edge of the photo)
 WEAK = 0.12
+ONE_SIZE = 1.15  # recent dice this alike in size (quartiles) set the count's measure even where the memory's faces
+# are not trusted (a fixed camera; not a phone held nearer and farther, nor far dice of many sets)
 WEAK_MAX = 4
 
 
@@ -174,7 +176,10 @@ class DiceReader:
             dropped = self._where_dice_are(img, c, looks, memory, kind, dropped)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
-        side = memory.side() if memory is not None and memory.trusted() else None
+        side = None
+        if memory is not None:
+            # the count weighs sizes by the dice in play where the memory is trusted, or its dice are one size
+            side = memory.side() if memory.trusted() else memory.side(ONE_SIZE)
         played = None if side is None else side * max(img.width, img.height)
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
 
