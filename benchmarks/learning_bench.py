@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.count import fit_count
+from vision.count import assign_values, fit_count
 from vision.memory import NOT_A_DIE, DiceMemory
 from vision.reader import DiceReader
 from vision.reading import Die, Reading
@@ -194,24 +194,13 @@ def _pairs(spots: list[tuple[float, float, float]], dice: list[Die]) -> dict[int
 
 
 def _by_faces(truth: list[int], dice: list[Die], count: int) -> Outcome:
-    """Faces only: equal faces pair first; the faces left go to the dice left, surest first."""
-    need = Counter(truth)
+    """Faces only: the likeliest assignment, as the server makes it (``vision.count.assign_values``)."""
     out = Outcome(0, Counter(), [], [], [])
-    rest: list[Die] = []
-    for d in dice:
-        if need[d.value - 1] > 0:
-            need[d.value - 1] -= 1
-            out.boxes.append(d.box)
-            out.faces.append(d.value - 1)
-            out.corrected.append(False)
-        else:
-            rest.append(d)
-    wanted = sorted(need.elements())
-    for d, face in zip(sorted(rest, key=lambda d: -d.confidence), wanted, strict=False):
-        out.boxes.append(d.box)
-        out.faces.append(face)
-        out.corrected.append(True)
-    out.taps = sum(need.values()) + max(0, len(dice) - count)
+    for k, value in assign_values([(d.value - 1, d.confidence) for d in dice], truth):
+        out.boxes.append(dice[k].box)
+        out.faces.append(value)
+        out.corrected.append(value != dice[k].value - 1)
+    out.taps = len(truth) - sum(not c for c in out.corrected) + max(0, len(dice) - count)
     out.kinds["face"] = out.taps
     return out
 

@@ -149,3 +149,24 @@ def _median(values: Sequence[float]) -> float:
     s = sorted(values)
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def assign_values(read: Sequence[tuple[int, float]], values: Sequence[int]) -> list[tuple[int, int]]:
+    """The values a player confirmed, given to the dice read (value, confidence) where it is not said which die is
+    which: a die read as a value confirmed keeps it; the values left go to the dice left, surest first. Returns
+    (die index, value) pairs; a die without a value (more dice than values) is in none."""
+    need: dict[int, int] = {}
+    for v in values:
+        need[v] = need.get(v, 0) + 1
+    out: list[tuple[int, int]] = []
+    rest: list[int] = []
+    for k, (value, _conf) in enumerate(read):
+        if need.get(value, 0) > 0:
+            need[value] -= 1
+            out.append((k, value))
+        else:
+            rest.append(k)
+    left = sorted(v for v, c in need.items() for _ in range(c))
+    out += zip(sorted(rest, key=lambda k: -read[k][1]), left, strict=False)
+    return out
+

@@ -716,8 +716,7 @@ def dice_set_save(game_id: str) -> Response:
         with store._write() as conn:
             saved = lessons.save_set(conn, game_id, name, current_device())
     except lessons.LessonError as exc:
-        full = "not seen" in exc.message.template or "forget one" in exc.message.template
-        fail(409 if full else 400, "malformed", exc.message)
+        fail(409 if exc.conflict else 400, "malformed", exc.message)
     return ok(201, set=saved)
 
 

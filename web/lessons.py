@@ -43,9 +43,10 @@ MAX_SETS = 100  # saved dice sets a server keeps (each up to 1.4 MB): a device c
 class LessonError(ValueError):
     """A throw's dice do not fit its photo: the request is refused, nothing is kept."""
 
-    def __init__(self, message: Message) -> None:
+    def __init__(self, message: Message, conflict: bool = False) -> None:
         super().__init__(message.render())
         self.message = message
+        self.conflict = conflict  # the request is sound, the state refuses it (nothing learned, too many sets): 409
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,9 @@ def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> J
     rows = game_lessons(conn, game_id)
     dice = [x for _, x in rows if x.face != NOT_A_DIE]
     if not dice:
-        raise LessonError(Message("The reader has not seen these dice yet; confirm a throw with a photo first."))
+        raise LessonError(
+            Message("The reader has not seen these dice yet; confirm a throw with a photo first."), conflict=True
+        )
     model, kind = dice[-1].model, dice[-1].kind
     rows = [(n, x) for n, x in rows if x.model == model and x.kind == kind]
     data = _pack(rows)
@@ -151,7 +154,8 @@ def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> J
     (count,) = conn.execute("SELECT COUNT(*) FROM dice_sets").fetchone()
     if count >= MAX_SETS:
         raise LessonError(
-            Message("{n} sets of dice are saved, as many as this server keeps; forget one first.", n=MAX_SETS)
+            Message("{n} sets of dice are saved, as many as this server keeps; forget one first.", n=MAX_SETS),
+            conflict=True,
         )
     cur = conn.execute(
         "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -295,22 +299,10 @@ def _box(die: JSON) -> tuple[int, int, int, int]:
 
 
 def _likeliest(dice: list[JSON], values: Sequence[int]) -> list[Taught]:
-    need: dict[int, int] = {}
-    for v in values:
-        need[v] = need.get(v, 0) + 1
-    out: list[Taught] = []
-    rest: list[JSON] = []
-    for die in dice:
-        v = int(die.get("value", 0))
-        if need.get(v, 0) > 0:
-            need[v] -= 1
-            out.append(Taught(_box(die), v - 1, False))
-        else:
-            rest.append(die)
-    left = sorted(v for v, c in need.items() for _ in range(c))
-    for die, v in zip(sorted(rest, key=lambda d: -float(d.get("confidence", 0))), left, strict=False):
-        out.append(Taught(_box(die), v - 1, True))
-    return out
+    from vision.count import assign_values
+
+    read = [(int(d.get("value", 0)), float(d.get("confidence", 0))) for d in dice]
+    return [Taught(_box(dice[k]), v - 1, v != read[k][0]) for k, v in assign_values(read, values)]
 
 
 def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taught]) -> list[Lesson]:

@@ -157,3 +157,11 @@ def test_the_size_of_the_dice_in_play_decides_which_die_is_left_out() -> None:
     assert dice[5].box in [d.box for d in known.dice]
     # the reading says the size it was read with, and keeps it through JSON
     assert Reading.from_json(known.to_json()).played_side == 100.0
+
+
+def test_confirmed_values_go_to_the_dice_read_as_them_then_to_the_surest() -> None:
+    from vision.count import assign_values
+
+    # read 2, 1 (unsure), 3 (sure); confirmed 2 4 6: the 2 stays, the sure 3 takes the 4, the unsure 1 the 6
+    assert assign_values([(2, 0.9), (1, 0.5), (3, 0.95)], [6, 2, 4]) == [(0, 2), (2, 4), (1, 6)]
+    assert assign_values([(2, 0.9), (5, 0.8)], [5]) == [(1, 5)]  # a die more than values: left without one

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, abort, render_template, request, url_for
 
 from web.api import NAME_LIMIT
 from web.pages import data
@@ -40,20 +39,7 @@ class StartPage:
     default_players: int = 2
     name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
     known: tuple[str, ...] = ()  # players remembered from earlier games, offered as each name is typed
-    dice_sets_url: str = ""  # where start.js lists the saved dice sets (issue 52); "" where this server has none
-
-
-DICE_SETS = "/api/dice-sets"
-
-
-def dice_sets_url() -> str:
-    """The saved dice sets' address where this server answers it, else "": the page then asks nothing (a request
-    answered 404 would only be an error in the browser's console)."""
-    try:
-        current_app.url_map.bind("localhost").match(DICE_SETS, method="GET")
-    except HTTPException:
-        return ""
-    return DICE_SETS
+    dice_sets_url: str = ""  # where start.js lists the saved dice sets (issue 52)
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -97,7 +83,7 @@ def index() -> Any:
         join_error=request.args.get("join_error") == "1",
         name_limit=NAME_LIMIT,
         known=known_players(),
-        dice_sets_url=dice_sets_url(),
+        dice_sets_url=url_for("api.dice_sets_list"),
     )
     return render_template("start.html", ctx=ctx)
 

@@ -32,7 +32,7 @@
   }
 
   /* Saved dice sets (issue 52): offered where there are any of the kind of dice the chosen game is played with (a
-     pip set says nothing of poker dice). The list is optional: a server without it leaves the choice hidden. */
+     pip set says nothing of poker dice); with none saved the choice stays hidden. */
   const pick = document.getElementById("dice-set-pick");
   const select = document.getElementById("dice-set");
   let diceSets = [];
