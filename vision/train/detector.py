@@ -17,6 +17,7 @@ from torch.nn import functional as F
 
 from vision.train.augment import colour, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import Sample, source_weight
+from vision.train.lite0 import LiteDetector, load_imagenet
 from vision.train.models import Detector
 from vision.train.state import Phase, run_phase
 
@@ -24,12 +25,15 @@ STRIDE = 4
 LONG_SIDE = 416  # inference resizes the image's long side to this
 # how much more a detection on a rendered side face costs than one elsewhere off a die (1: no more; --det-side-weight)
 SIDE_WEIGHT = 1.0
+# the scales a patch is drawn at, times LONG_SIDE over the picture's long side (--det-scale): the tiny detector's, and
+# the wider one a pretrained detector is taught, from far dice to a die filling the look (issue 59)
+SCALES = (0.55, 1.7)
 MOTION_PX = 8.0  # longest motion streak taught, input px: 12 px in a 640 px frame, a third of a webcam's die
 
 
 def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndarray, np.ndarray]:
     h, w = s.img.shape[:2]
-    scale = LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(0.55), math.log(1.7)))
+    scale = LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(SCALES[0]), math.log(SCALES[1])))
     if len(s.centres) and rng.random() < 0.75:
         cx, cy = s.centres[rng.integers(len(s.centres))] + rng.normal(0, out / scale / 5, 2)
     else:
@@ -104,7 +108,7 @@ def loss_fn(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
 class Exportable(torch.nn.Module):
     """BGR 0..255 in, raw maps out (centre logit, log side, offsets): normalisation travels inside the ONNX."""
 
-    def __init__(self, net: Detector) -> None:
+    def __init__(self, net: nn.Module) -> None:
         super().__init__()
         self.net = net
 
@@ -163,14 +167,25 @@ def train(
     photo_weight: float = 1.0,
     phase: Phase | None = None,
     val: list[Sample] | None = None,
-) -> Detector:
+    arch: str = "tiny",
+) -> nn.Module:
     """``init``: an exported detector to fine-tune instead of starting afresh; ``photo_weight``: how much more often a
     photo is drawn than a render; ``phase``: where to checkpoint and resume from; ``val``: validation images, whose
     loss on 128 fixed patches the progress lines show."""
     torch.manual_seed(seed)
-    net = from_onnx(init) if init else Detector()
+    net: nn.Module
+    if arch == "lite0":
+        net = LiteDetector()
+        if init is None:
+            load_imagenet(net)
+        else:
+            net.load_state_dict(torch.load(str(init), map_location="cpu", weights_only=True))
+    elif arch == "tiny":
+        net = from_onnx(init) if init else Detector()
+    else:
+        raise ValueError(f"unknown detector {arch!r}: tiny or lite0.")
     model = Exportable(net).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=iters, pct_start=0.1)
     data = ExampleSet(samples, iters * batch, seed, out, np.array([source_weight(s, photo_weight) for s in samples]))
 

