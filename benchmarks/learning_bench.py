@@ -12,6 +12,9 @@ face, corrections marked, a swapped-out phantom as "not a die").
 Rows whose boxes are ``0,0,0,0`` have faces only: the true faces go to the dice found by the likeliest assignment
 (equal faces first, then the surest die takes the face left), as a player correcting the values would.
 
+``--phantoms N``: after each game, N photos with no dice (``vision.synth.phantoms``, its test split) are read as
+that game's dice, with and without what the game taught: the phantoms a photo and those not flagged.
+
 Without ``--labels`` it replays the test rows of the four photo sets, the two unseen sets, and every rendered game
 under data/games/ (``python -m vision.synth.games data/games``).
 """
@@ -37,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.count import assign_values, fit_count
 from vision.memory import NOT_A_DIE, DiceMemory
-from vision.reader import DiceReader
+from vision.reader import DiceReader, Rules
 from vision.reading import Die, Reading
 from vision.train.data import FACES, Item, die_sides, parse_boxes, photo_root
 
@@ -69,6 +72,7 @@ class Play:
     ms: list[float] = field(default_factory=list)
     teach_ms: list[float] = field(default_factory=list)
     memory_bytes: int = 0
+    memory: DiceMemory | None = None
 
     def summary(self, change: int | None = None) -> dict[str, Any]:
         later = self.exact[FIRST:]
@@ -229,7 +233,21 @@ def play(reader: DiceReader, throws: list[Throw]) -> tuple[Play, Play]:
                 reader.teach(mem, bgr, n, outcome.boxes, outcome.faces, outcome.corrected)
                 result.teach_ms.append((time.perf_counter() - t0) * 1000)
     learning.memory_bytes = len(memory.to_bytes()) if memory is not None else 0
+    learning.memory = memory
     return static, learning
+
+
+def phantoms(
+    reader: DiceReader, memory: DiceMemory | None, photos: list[np.ndarray], kind: str
+) -> tuple[float, float]:
+    """Dice reported per photo on photos with no dice, read as the game's dice with what the game taught (``memory``;
+    None: the bundled reader), and those not flagged: what a game's memory does against a speck, a token, a hole."""
+    found = sure = 0
+    for bgr in photos:
+        reading = reader.read_array(bgr, kind, memory)
+        found += len(reading.dice)
+        sure += sum(not d.uncertain for d in reading.dice)
+    return found / max(len(photos), 1), sure / max(len(photos), 1)
 
 
 def change_of(labels: Path) -> int | None:
@@ -255,9 +273,18 @@ def main() -> int:
     ap.add_argument("--split", default="test,unseen", help="rows of these splits (all rows where none is of them)")
     ap.add_argument("--models", type=Path, help="a model folder (default: the bundled models)")
     ap.add_argument("--json", action="store_true", help="one JSON object per set")
+    ap.add_argument(
+        "--phantoms", type=int, default=0, help="after each game, read this many photos with no dice with its memory"
+    )
+    ap.add_argument("--without", nargs="*", default=[], help="rules switched off (vision.reader.Rules), e.g. unlike")
     args = ap.parse_args()
-    reader = DiceReader(args.models)
+    reader = DiceReader(args.models, Rules.without(*args.without))
     splits = set(args.split.split(",")) if args.split else None
+    empty: list[np.ndarray] = []
+    if args.phantoms:
+        from vision.synth.phantoms import phantom_set
+
+        empty = phantom_set(args.phantoms, seed=0, split="test")
     for labels in args.labels or default_labels():
         throws = throws_of(labels, splits, args.root)
         name = labels.parent.name
@@ -273,6 +300,9 @@ def main() -> int:
             "ms_teach": statistics.median(learning.teach_ms),
             "memory_kb": learning.memory_bytes / 1024,
         }
+        if empty:
+            row["phantoms_static"] = phantoms(reader, None, empty, throws[0].kind)
+            row["phantoms_learning"] = phantoms(reader, learning.memory, empty, throws[0].kind)
         if args.json:
             print(json.dumps(row), flush=True)
         else:
@@ -287,6 +317,13 @@ def main() -> int:
                     f" | 5 throws after the change on: {pct(s['exact_after_change_5'])} -> "
                     f"{pct(le['exact_after_change_5'])}"
                     if change is not None
+                    else ""
+                )
+                + (
+                    " | phantoms a photo (unflagged) {:.2f} ({:.2f}) -> {:.2f} ({:.2f})".format(
+                        *row["phantoms_static"], *row["phantoms_learning"]
+                    )
+                    if empty
                     else ""
                 ),
                 flush=True,

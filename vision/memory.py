@@ -259,6 +259,18 @@ class DiceMemory:
         kernel = np.exp((sims - 1.0) / TAU) * self.weights()[None, :]
         return _per_face(kernel, self.faces)
 
+    def likeness(self, emb: np.ndarray) -> np.ndarray:
+        """Per candidate (first-view embeddings, (m, width)), the cosine similarity of the confirmed die most like it
+        (any face, any quarter turn; crops said to be no die and doubted lessons left out), -1 where there is none:
+        a candidate unlike every die of this game is no die of it, however sure the classifier (issue 59)."""
+        dice = (self.faces != NOT_A_DIE) & (self.weights() >= DOUBTED * CORRECTED + 1e-6) if len(self) else None
+        if dice is None or not dice.any() or not len(emb):
+            return np.full(len(emb), -1.0, np.float32)
+        q = normalise(emb, self.parts)
+        flat = self.views[dice].reshape(-1, self.width)
+        out: np.ndarray = (q @ flat.T).max(axis=1).astype(np.float32)
+        return out
+
     def knows(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate: the classes of the confirmed crops like it, (m, 7) shares (uniform where nothing is like
         it), and how much that counts, 0-1: their evidence against ``BETA``."""
@@ -325,6 +337,10 @@ class DiceMemory:
         candidates and send the reader looking for more."""
         self.weights()
         return self.trust >= TRUSTED
+
+    def dice_throws(self) -> int:
+        """Throws whose dice it was taught (a throw of only boxes said to be none does not count)."""
+        return len(np.unique(self.throws[self.faces != NOT_A_DIE]))
 
     def most(self) -> int:
         """The most dice confirmed in one of the last ``RECENT`` throws (a full throw, not a rethrow of two)."""

@@ -7,7 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from learning_bench import Throw, confirm, throws_of
+import numpy as np
+from learning_bench import Throw, confirm, phantoms, throws_of
 
 from vision.memory import NOT_A_DIE
 from vision.reading import Die, Reading
@@ -80,3 +81,24 @@ def test_rows_are_read_in_file_order_with_images_under_root(tmp_path: Path) -> N
     assert rows[0].faces == ["5", "2"] and rows[0].spots is not None
     assert rows[1].faces == ["K"] and rows[1].spots is None and rows[1].kind == "poker"
     assert len(throws_of(labels, {"unseen"})) == 3  # no row of the splits asked: all rows
+
+
+class Readings:
+    """A reader whose answer depends on the memory it is given: two dice, one flagged, without; one sure die with."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, object]] = []
+
+    def read_array(self, bgr: np.ndarray, kind: str, memory: object) -> Reading:
+        self.asked.append((kind, memory))
+        dice = [die("1", 50, 50)] if memory is not None else [die("1", 50, 50), die("2", 90, 90, conf=0.5)]
+        return Reading(kind, tuple(dice), 640, 480, 1.0)
+
+
+def test_phantoms_are_counted_per_photo_and_those_not_flagged_apart() -> None:
+    reader = Readings()
+    photos = [np.zeros((8, 8, 3), np.uint8)] * 4
+    assert phantoms(reader, None, photos, "pip") == (2.0, 1.0)
+    memory = object()
+    assert phantoms(reader, memory, photos, "pip") == (1.0, 1.0)
+    assert {k for k, _ in reader.asked} == {"pip"} and reader.asked[-1][1] is memory

@@ -58,6 +58,18 @@ def test_taught_dice_read_as_their_confirmed_faces_and_unlike_crops_get_nothing(
     assert memory.knowledge().seen == 30
 
 
+def test_likeness_is_the_nearest_confirmed_die_not_a_box_said_to_be_none() -> None:
+    proto = prototypes(1)
+    memory = DiceMemory("pip", PARTS)
+    assert memory.likeness(crops(proto, [2], 4)[:, 0])[0] == -1.0  # nothing confirmed yet
+    teach_throws(memory, proto, 0, 6, seed=3)
+    speck = crops(proto, [NOT_A_DIE], 8)
+    memory.teach(6, speck, [NOT_A_DIE], [True], [0.1])
+    like = memory.likeness(np.concatenate([crops(proto, [2], 4)[:, 0], speck[:, 0]]))
+    assert like[0] > 0.8  # a die of this set, seen from another throw
+    assert like[1] < 0.3  # a speck tapped away is like no die, though the memory holds its very crop
+
+
 def test_a_correction_teaches_at_once() -> None:
     """Dice whose six the classifier cannot know: one corrected six, and the next six reads as six."""
     proto = prototypes(1)

@@ -45,6 +45,8 @@ from vision.train.data import (
     to_sample,
 )
 from vision.train.embedding import with_embedding
+from vision.train.lite0 import LiteDetector
+from vision.train.models import Detector as TinyDetector
 
 
 def export(
@@ -428,9 +430,51 @@ def export_classifier(net: torch.nn.Module, path: Path, args: argparse.Namespace
     )
 
 
+def export_detector(det: torch.nn.Module, path: Path, args: argparse.Namespace) -> None:
+    export(
+        det_train.Exportable(det),
+        torch.zeros(1, 3, 256, 320),
+        path,
+        ("image", "maps"),
+        {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
+        {
+            "model": "dice-detector",
+            "arch": args.det_arch,
+            "stride": det_train.STRIDE,
+            "long_side": det_train.LONG_SIDE,
+            "input": "BGR float32 0..255, NCHW, H and W multiples of 32",
+            "outputs": json.dumps(["centre_logit", "log_side", "offset_x", "offset_y"]),
+            "seed": args.seed,
+        },
+    )
+
+
+def peek_detector(args: argparse.Namespace, to: Path) -> bool:
+    """The detector of a run still training it, as it stands at its last checkpoint, exported to ``to`` with the
+    run's classifier; False where no detector is in progress. A pretrained detector's run takes hours on two cores
+    (issue 59): measured half-way with ``benchmarks/compare.py --cand-models`` that folder."""
+    ck_file = args.state / "detector.pt"
+    if not ck_file.is_file() or (args.state / "detector.done").is_file():
+        return False
+    ck = torch.load(ck_file, map_location="cpu", weights_only=False)
+    net: torch.nn.Module = LiteDetector() if args.det_arch == "lite0" else TinyDetector()
+    det_train.Exportable(net).load_state_dict(ck["model"])
+    net.eval()
+    to.mkdir(parents=True, exist_ok=True)
+    export_detector(net, to / DETECTOR_FILE, args)
+    classifier = args.out / CLASSIFIER_FILE
+    if classifier.is_file() and classifier.resolve() != (to / CLASSIFIER_FILE).resolve():
+        shutil.copyfile(classifier, to / CLASSIFIER_FILE)
+    print(f"step {ck['step']}/{ck['total']} of the detector exported to {to}", flush=True)
+    return True
+
+
 def peek(args: argparse.Namespace, to: Path) -> None:
-    """The classifier of the run in progress, as it stands at its last checkpoint, exported to ``to`` with the run's
-    detector: to measure a run of hours half-way (calibrate it with ``--calibrate-only --out`` that folder)."""
+    """The classifier of the run in progress (or its detector, while that trains: ``peek_detector``), as it stands
+    at its last checkpoint, exported to ``to`` with the run's other model: to measure a run of hours half-way
+    (calibrate it with ``--calibrate-only --out`` that folder)."""
+    if peek_detector(args, to):
+        return
     ck_file = args.state / "classifier.pt"
     if not ck_file.is_file():
         raise state.StateError(f"{args.state} holds no classifier checkpoint to peek at.")
@@ -528,22 +572,7 @@ def run(args: argparse.Namespace) -> None:
             val=val,
             arch=args.det_arch,
         )
-        export(
-            det_train.Exportable(det),
-            torch.zeros(1, 3, 256, 320),
-            args.out / DETECTOR_FILE,
-            ("image", "maps"),
-            {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
-            {
-                "model": "dice-detector",
-                "arch": args.det_arch,
-                "stride": det_train.STRIDE,
-                "long_side": det_train.LONG_SIDE,
-                "input": "BGR float32 0..255, NCHW, H and W multiples of 32",
-                "outputs": json.dumps(["centre_logit", "log_side", "offset_x", "offset_y"]),
-                "seed": args.seed,
-            },
-        )
+        export_detector(det, args.out / DETECTOR_FILE, args)
         det_phase.mark_done({"sha256": sha256(args.out / DETECTOR_FILE)})
     if cls_phase.done() and (args.out / CLASSIFIER_FILE).is_file():
         print(f"classifier: done in an earlier session ({args.out / CLASSIFIER_FILE})", flush=True)
