@@ -35,7 +35,7 @@ from companion.errors import BecherError
 from companion.fairness import judge
 
 JSON = dict[str, Any]
-DIGEST_VERSION = 1
+DIGEST_VERSION = 2  # 2: each seat's place (the history CSV's)
 HAND_GAMES = frozenset({"bone", "classic", "pokerdice"})  # games whose hands are categories of companion.hands
 LOWER_IS_BETTER = frozenset({"classic"})  # its score counts strikes
 MAX_THROWS = 3
@@ -72,7 +72,9 @@ def digest_of_log(log: GameLog) -> JSON:
     game = log.setup.game
     seats = len(log.setup.players)
     outcome = log.outcome()
-    standings = {s.player: s.score for s in log.standings()}
+    lines = log.standings()
+    standings = {s.player: s.score for s in lines}
+    places = {s.player: s.place for s in lines}
     faces = [[0] * 6 for _ in range(seats)]
     turns: list[Counter[int]] = [Counter() for _ in range(seats)]
     first: list[Counter[str]] = [Counter() for _ in range(seats)]
@@ -113,6 +115,7 @@ def digest_of_log(log: GameLog) -> JSON:
         "names": list(log.setup.players),
         "winners": list(outcome.winners) if outcome else None,
         "scores": [standings.get(i) for i in range(seats)],
+        "places": [places.get(i) for i in range(seats)],
         "faces": faces,
         "turns": [{str(k): v for k, v in sorted(t.items())} for t in turns],
         "first": [dict(c) for c in first],
