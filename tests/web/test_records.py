@@ -393,6 +393,20 @@ def test_becher_stats_prints_what_the_api_answers(
     assert "--since" in capsys.readouterr().err
 
 
+def test_becher_stats_names_the_players_for_an_unknown_one(
+    client: Device, history: dict[str, str], app: Flask, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command-line user who names nobody gets the players there are (and the likeliest one), not a web route."""
+    assert cli_main(["stats", "--db", app.config["DATABASE"], "--player", "Ana"]) == 2
+    err = capsys.readouterr().err
+    assert "No player is called 'Ana'" in err and "Did you mean 'Anna'?" in err
+    assert all(name in err for name in ("Anna", "Ben", "cleo")) and "/api/" not in err
+    empty = tmp_path / "empty.sqlite3"
+    Store(empty).close()
+    assert cli_main(["stats", "--db", str(empty), "--player", "Anna"]) == 2
+    assert "no players yet" in capsys.readouterr().err
+
+
 def test_poker_dice_are_judged_apart_over_their_six_faces(client: Device) -> None:
     game = import_game(
         client,
