@@ -257,10 +257,6 @@ class Filter:
         return not self.players or any(p in self.players for p in dig["players"])
 
 
-def _day(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
-
-
 def _add(total: dict[str, float], part: Mapping[str, float]) -> None:
     for k, v in part.items():
         total[k] = total.get(k, 0) + v
@@ -329,7 +325,7 @@ def _player_figures(pid: int, name: str, games: list[JSON]) -> JSON:
         if score is None:
             continue
         at = datetime.fromtimestamp(float(g["created"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        points.append({"game": g["id"], "day": _day(g["created"]), "at": at, "kind": g["game"], "points": score})
+        points.append({"game": g["id"], "day": at[:10], "at": at, "kind": g["game"], "points": score})
         kind = g["game"]
         if kind not in best or score > best[kind]["points"]:
             best[kind] = points[-1]
