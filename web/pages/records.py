@@ -239,6 +239,9 @@ def time_axis(moments: list[float]) -> tuple[list[tuple[float, str]], str]:
 
     def label(t: float) -> str:
         when = datetime.fromtimestamp(t, UTC)
+        if lo == hi:  # one game: its day and hour, under it in the middle
+            day = format_skeleton("MMMd", when, locale=locale)
+            return f"{day}, {format_skeleton('Hm', when, locale=locale)}"
         if unit in ("minute", "hour") and (when.hour or when.minute or unit == "minute"):
             return str(format_skeleton("Hm", when, locale=locale))
         skeleton = {"month": "yMMM", "year": "y"}.get(unit, "MMMd")

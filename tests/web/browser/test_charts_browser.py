@@ -104,6 +104,12 @@ def test_points_over_time_have_dated_axes_and_lines(browser: Any, stats_server: 
         # the table of figures names each point's moment
         assert "2026-11-17 21:00" in figure.locator("table").text_content()
         screenshot(page, f"charts-bone-{size}")
+        # one game of Poker Dice: its points in the middle, under them its day and hour
+        page.goto(base + "/stats?game=pokerdice")
+        single = chart(page, "Poker Dice: points per game over time")
+        assert texts(single, "svg text.tick.x") == ["Nov 19, 00:00"]
+        xs = {round(float(c.get_attribute("cx"))) for c in single.locator("svg circle").all()}
+        assert len(xs) == 1 and 140 < xs.pop() < 240  # of 320 units, the plot starting after the axis' numbers
     finally:
         ctx.close()
 
