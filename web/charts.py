@@ -163,10 +163,13 @@ def bar_chart(
     top = max([b.value for b in bars] + [b.reference or 0 for b in bars] + [0])
     longest = max([_width(b.label) for b in bars] + [0])
     beside = longest <= WIDTH * BESIDE
-    # as many grid steps as their labels have room for side by side ("100 %" or the count's digits, and a gap)
+    # as many grid steps as their labels have room for side by side ("100 %" or the count's digits and a gap; the
+    # first and last label stand half outside the plot)
     room = WIDTH - RIGHT - (longest + 10 if beside else 4)
     widest = _width("100 %" if percent else _num(math.ceil(top) * 10)) + FONT
-    ticks = nice_ticks(0, top * 100 if percent else top, most=max(2, min(5, int(room // widest))), whole=not percent)
+    ticks = nice_ticks(
+        0, top * 100 if percent else top, most=max(2, min(5, int(room // widest) + 1)), whole=not percent
+    )
     high = ticks[-1] / 100 if percent else ticks[-1]
     tick_labels = [f"{_num(t)} %" if percent else _num(t) for t in ticks]
     left = longest + 10 if beside else max(4.0, _width(tick_labels[0]) / 2)
