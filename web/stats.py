@@ -210,13 +210,15 @@ def digests(store: Any, game_ids: Iterable[str] | None = None) -> dict[str, JSON
 
 
 def warm_digests(store: Any, chunk: int = 25, pause: float = 0.02) -> int:
-    """Digest every game whose digest is missing or stale, a few games at a time with a pause between, so the first
-    visit to the statistics after an upgrade (or a long evening) finds them ready. Run by ``becher serve`` in a
-    background thread; a store closed meanwhile just ends it. Returns how many games were digested."""
+    """Digest every game whose digest is missing, stale or of an older ``DIGEST_VERSION``, a few games at a time
+    with a pause between, so the first visit to the statistics after an upgrade (or a long evening) finds them
+    ready. Run by ``becher serve`` in a background thread; a store closed meanwhile just ends it. Returns how many
+    games were digested."""
     try:
         rows = store.conn().execute(
             "SELECT g.id FROM games g LEFT JOIN digests d ON d.game_id = g.id"
-            " WHERE d.revision IS NULL OR d.revision != g.revision"
+            " WHERE d.revision IS NULL OR d.revision != g.revision OR json_extract(d.digest, '$.v') IS NOT ?",
+            (DIGEST_VERSION,),
         )
         ids = [str(r[0]) for r in rows.fetchall()]
         for i in range(0, len(ids), chunk):

@@ -432,3 +432,7 @@ def test_digests_are_warmed_ahead_of_the_first_visit(client: Device, history: di
     assert warm_digests(store, pause=0) == 0
     client.play(history["two"], stand(0))  # a game changed: only it is digested again
     assert warm_digests(store, pause=0) == 1
+    with store._write() as conn:  # a digest an older Becher wrote (no places): digested again after an upgrade
+        conn.execute("UPDATE digests SET digest = json_set(digest, '$.v', 1) WHERE game_id = ?", (history["one"],))
+    assert warm_digests(store, pause=0) == 1
+    assert warm_digests(store, pause=0) == 0
