@@ -2,9 +2,14 @@
 colours are the stylesheet's variables, the text the page's font) and scale to the width they are given.
 
 Why no charting library: the statistics need two kinds of picture (bars with a reference mark, lines over time);
-as SVG strings they are some 150 lines that the tests read like any HTML, where a JavaScript library would ship
-tens of kilobytes to every phone and draw nothing without script. Every chart comes with its figures as a table
-for screen readers (the SVG itself is hidden from them, as a picture of that same table).
+as SVG strings they are a couple of hundred lines that the tests read like any HTML, where a JavaScript library
+would ship tens of kilobytes to every phone and draw nothing without script. Every chart comes with its figures as
+a table for screen readers (the SVG itself is hidden from them, as a picture of that same table).
+
+Legible on a phone: the drawing is laid out for a narrow box (``WIDTH`` user units with ``FONT``-unit text); a
+390 px phone shows it about 300 px wide, so its text is 13 px, and the stylesheet caps its width on a tablet so the
+text stays under 19 px. Nothing is cut: a label that would not fit beside its bar goes above it, and one wider
+than the whole chart is drawn narrower (``textLength``), never shortened.
 """
 
 from __future__ import annotations
@@ -12,22 +17,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import count
 
 from markupsafe import Markup, escape
 
-__all__ = ["Bar", "Series", "bar_chart", "line_chart"]
+__all__ = ["Bar", "Series", "bar_chart", "line_chart", "nice_ticks", "time_ticks"]
 
-# user units of the viewBox; the stylesheet caps a chart's width, so its 15-unit text stays 11-18 pixels
-WIDTH = 420
-HEIGHT = 230
-LEFT = 44
-RIGHT = 24
+# user units of the viewBox (see the module docstring); records.css caps an svg.chart at 400 px wide
+WIDTH = 320
+FONT = 14
+RIGHT = 14
 TOP = 10
-BOTTOM = 14
-ROW = 30  # a bar's row
-BAR_LABEL = 150  # right edge of the bar labels
-LABEL_CHARS = 19
+PLOT_H = 170  # the line chart's plot
+ROW = 30  # a bar's row with its label beside it
+ROW_ABOVE = 42  # a bar's row with its label above it
+BESIDE = 0.42  # the widest share of the chart the labels beside the bars may take
+HOUR = 3600.0
+DAY = 86400.0
 _ids = count(1)
 
 
@@ -42,28 +49,81 @@ class Bar:
 
 @dataclass(frozen=True)
 class Series:
-    """One line: a player's name, colour index (0-7, the score block's colours) and (label, value) points."""
+    """One line: a player's name, colour index (0-7, the score block's colours) and its points in time order, each
+    (when: seconds since 1970 UTC, value, the moment as the table of figures writes it)."""
 
     name: str
     colour: int
-    points: tuple[tuple[str, float], ...]
+    points: tuple[tuple[float, float, str], ...]
 
 
 def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
-def _scale(top: float, whole: bool = False) -> tuple[float, list[float]]:
-    """A round maximum and at most five grid steps (1, 2, 2.5 or 5 times a power of ten) for values up to ``top``."""
-    if top <= 0:
-        return 1.0, [0.0, 1.0]
-    base = 10.0 ** math.floor(math.log10(top / 5))
-    step = next(base * f for f in (1, 2, 2.5, 5, 10) if math.ceil(top / (base * f) - 1e-9) <= 5)
-    if whole:  # counts: no grid line at half a turn
-        step = max(1.0, math.ceil(step))
-    count = max(1, math.ceil(top / step - 1e-9))
-    ticks = [round(i * step, 10) for i in range(count + 1)]
-    return ticks[-1], ticks
+NARROW = frozenset("fijlrtI.,:;'!|()[] ")
+WIDE = frozenset("mwMW%@…")
+
+
+def _width(text: str) -> float:
+    """How wide ``text`` is drawn, on the generous side (DejaVu Sans, wider than most phones' fonts)."""
+    return FONT * sum(0.36 if c in NARROW else 0.98 if c in WIDE else 0.74 if c.isupper() else 0.64 for c in text)
+
+
+def nice_ticks(lo: float, hi: float, most: int = 5, whole: bool = False) -> list[float]:
+    """Grid values from at or below ``min(lo, 0)`` to at or above ``max(hi, 0)`` in one round step (1, 2, 2.5 or 5
+    times a power of ten; whole numbers only with ``whole``), at most ``most`` of them: 0 is always one, so an axis
+    reads -100, 0, 100 rather than -109, -9, 91."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if hi - lo <= 0:
+        hi = lo + 1
+    base = 10.0 ** math.floor(math.log10((hi - lo) / max(1, most - 1)))
+    step = base
+    for f in (1, 2, 2.5, 5, 10, 20, 25, 50):
+        step = base * f
+        if whole and (step < 1 or abs(step - round(step)) > 1e-9):
+            continue
+        first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+        if last - first + 1 <= most:
+            break
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [round(i * step, 10) + 0.0 for i in range(first, last + 1)]
+
+
+def _months(t: float) -> int:
+    d = datetime.fromtimestamp(t, UTC)
+    return d.year * 12 + d.month - 1
+
+
+def _month_start(index: int) -> float:
+    return datetime(index // 12, index % 12 + 1, 1, tzinfo=UTC).timestamp()
+
+
+def time_ticks(lo: float, hi: float, most: int = 4) -> tuple[list[float], str]:
+    """Round moments (UTC) from ``lo`` to ``hi`` for a time axis: whole hours, days, Mondays, first days of a month
+    or of a year, two to ``most`` of them; and the unit their labels should name ("minute", "hour", "day",
+    "month", "year"). A span with fewer than two round moments in it is marked at its two ends (one moment: at
+    it)."""
+    if hi <= lo:
+        return [lo], "day"
+    for step in (HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY, 14 * DAY):
+        if (hi - lo) / step > most + 1:
+            continue
+        offset = 4 * DAY if step >= 7 * DAY else 0.0  # weeks start on Monday (1970-01-05)
+        first, last = math.ceil((lo - offset) / step - 1e-9), math.floor((hi - offset) / step + 1e-9)
+        if last - first + 1 <= most:
+            if last - first + 1 < 2:
+                return [lo, hi], "minute" if step < DAY else "day"
+            return [offset + i * step for i in range(first, last + 1)], "hour" if step < DAY else "day"
+    start, end = _months(lo), _months(hi)
+    for months in (1, 2, 3, 6, 12, 24, 60, 120, 240, 600):
+        ticks = [_month_start(m) for m in range(start, end + 1) if m % months == 0]
+        ticks = [t for t in ticks if lo - 1e-6 <= t <= hi + 1e-6]
+        if len(ticks) <= most:
+            if len(ticks) < 2:
+                return [lo, hi], "day"
+            return ticks, "month" if months < 12 else "year"
+    return [lo, hi], "day"
 
 
 def _table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -77,6 +137,18 @@ def _table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> 
     )
 
 
+def _text(cls: str, x: float, y: float, text: str, anchor: str = "middle", room: float = WIDTH) -> str:
+    """One label; drawn narrower where it would need more than ``room`` units (never shortened)."""
+    fit = f" textLength='{room:.0f}' lengthAdjust='spacingAndGlyphs'" if _width(text) * 0.9 > room else ""
+    return f"<text class='{cls}' x='{x:.1f}' y='{y:.1f}' text-anchor='{anchor}'{fit}>{escape(text)}</text>"
+
+
+def _tick_x(x: float, label: str) -> float:
+    """The middle of a tick label under ``x``, moved in where its half would stick out of the chart."""
+    half = _width(label) / 2
+    return min(max(x, half), WIDTH - half)
+
+
 def bar_chart(
     title: str,
     bars: Sequence[Bar],
@@ -85,36 +157,50 @@ def bar_chart(
     percent: bool = False,
 ) -> Markup:
     """Horizontal bars (a label a row, readable on a phone without turning text) with an optional reference mark
-    each (a dashed line across the bar); the table lists label, value and reference, in ``head``'s column names."""
+    each (a dashed line across the bar); the table lists label, value and reference, in ``head``'s column names.
+    The labels stand beside the bars where the longest fits in ``BESIDE`` of the width, else above each bar."""
     chart_id = f"chart{next(_ids)}"
     top = max([b.value for b in bars] + [b.reference or 0 for b in bars] + [0])
-    high, ticks = _scale(top * 100 if percent else top, whole=not percent)
-    high = high / 100 if percent else high
-    left = BAR_LABEL + 8
-    plot_w = WIDTH - left - RIGHT
-    height = TOP + ROW * len(bars) + 26
+    longest = max([_width(b.label) for b in bars] + [0])
+    beside = longest <= WIDTH * BESIDE
+    # as many grid steps as their labels have room for side by side ("100 %" or the count's digits and a gap; the
+    # first and last label stand half outside the plot)
+    room = WIDTH - RIGHT - (longest + 10 if beside else 4)
+    widest = _width("100 %" if percent else _num(math.ceil(top) * 10)) + FONT
+    ticks = nice_ticks(
+        0, top * 100 if percent else top, most=max(2, min(5, int(room // widest) + 1)), whole=not percent
+    )
+    high = ticks[-1] / 100 if percent else ticks[-1]
+    tick_labels = [f"{_num(t)} %" if percent else _num(t) for t in ticks]
+    left = longest + 10 if beside else max(4.0, _width(tick_labels[0]) / 2)
+    right = max(RIGHT, _width(tick_labels[-1]) / 2)
+    plot_w = WIDTH - left - right
+    row = ROW if beside else ROW_ABOVE
+    bottom = TOP + row * len(bars)
+    height = bottom + FONT + 12
     parts = [
-        f"<svg class='chart bars' viewBox='0 0 {WIDTH} {height}' role='img' aria-hidden='true' "
-        f"preserveAspectRatio='xMinYMin meet' id='{chart_id}'>"
+        f"<svg class='chart bars' viewBox='0 0 {WIDTH} {height:.0f}' role='img' aria-hidden='true' "
+        f"focusable='false' preserveAspectRatio='xMinYMin meet' id='{chart_id}'>"
     ]
-    bottom = TOP + ROW * len(bars)
-    for t in ticks:
-        value = t / 100 if percent else t
-        x = left + plot_w * value / high
+    for t, label in zip(ticks, tick_labels, strict=True):
+        x = left + plot_w * (t / 100 if percent else t) / high
         parts.append(f"<line class='grid' x1='{x:.1f}' x2='{x:.1f}' y1='{TOP}' y2='{bottom}'/>")
-        label = f"{_num(t)} %" if percent else _num(t)
-        parts.append(f"<text class='tick' x='{x:.1f}' y='{bottom + 18}' text-anchor='middle'>{escape(label)}</text>")
+        parts.append(_text("tick", _tick_x(x, label), bottom + FONT + 4, label))
     for i, bar in enumerate(bars):
-        y = TOP + i * ROW
+        y = TOP + i * row
+        bar_y = y + 5 if beside else y + FONT + 6
+        bar_h = ROW - 10 if beside else ROW_ABOVE - FONT - 12
         w = plot_w * bar.value / high
-        parts.append(f"<rect class='bar' x='{left}' y='{y + 5:.1f}' width='{w:.1f}' height='{ROW - 10}' rx='3'/>")
+        parts.append(f"<rect class='bar' x='{left:.1f}' y='{bar_y:.1f}' width='{w:.1f}' height='{bar_h}' rx='3'/>")
         if bar.reference is not None:
             x = left + plot_w * bar.reference / high
-            parts.append(f"<line class='ref' x1='{x:.1f}' x2='{x:.1f}' y1='{y + 1:.1f}' y2='{y + ROW - 1:.1f}'/>")
-        label = bar.label if len(bar.label) <= LABEL_CHARS else bar.label[: LABEL_CHARS - 1] + "…"
-        parts.append(
-            f"<text class='label' x='{BAR_LABEL}' y='{y + ROW / 2 + 5:.1f}' text-anchor='end'>{escape(label)}</text>"
-        )
+            parts.append(
+                f"<line class='ref' x1='{x:.1f}' x2='{x:.1f}' y1='{bar_y - 4:.1f}' y2='{bar_y + bar_h + 4:.1f}'/>"
+            )
+        if beside:
+            parts.append(_text("label", left - 8, y + ROW / 2 + FONT / 3, bar.label, "end", room=left - 10))
+        else:
+            parts.append(_text("label", left, y + FONT, bar.label, "start", room=WIDTH - left))
     parts.append("</svg>")
 
     def shown(v: float | None) -> str:
@@ -135,31 +221,56 @@ def bar_chart(
     )
 
 
-def line_chart(title: str, series: Sequence[Series], head: Sequence[str]) -> Markup:
-    """Lines over the games in order (x: the n-th game), one per player in the player's colour; the table lists
-    each point as player, date and value."""
+def line_chart(
+    title: str,
+    series: Sequence[Series],
+    head: Sequence[str],
+    x_ticks: Sequence[tuple[float, str]],
+    x_note: str = "",
+) -> Markup:
+    """Lines over time, one per player in the player's colour, each point where its moment falls between the
+    first and the last (one moment alone: in the middle); ``x_ticks`` (moment, label) mark the time axis and
+    ``x_note`` says under it what the labels leave out (the day of an evening's hours). The table lists each point
+    as player, moment and value."""
     chart_id = f"chart{next(_ids)}"
-    values = [v for s in series for _, v in s.points]
-    lo = min([0.0, *values])
-    hi_raw = max([0.0, *values])
-    high, ticks = _scale(hi_raw - lo)
-    plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
-    longest = max([len(s.points) for s in series] + [2])
+    values = [v for s in series for _, v, _ in s.points]
+    ticks = nice_ticks(min(values, default=0.0), max(values, default=0.0), most=6, whole=True)
+    labels = [_num(t) for t in ticks]
+    left = max(_width(label) for label in labels) + 10
+    moments = [t for s in series for t, _, _ in s.points] + [t for t, _ in x_ticks]
+    t_lo, t_hi = min(moments, default=0.0), max(moments, default=0.0)
+    if t_hi <= t_lo:
+        t_lo, t_hi = t_lo - 1, t_hi + 1
+    right = RIGHT  # a tick label near the edge is moved in (_tick_x), no margin kept for it
+    plot_w = WIDTH - left - right
+    bottom = TOP + PLOT_H
+    height = bottom + FONT + 12 + (FONT + 6 if x_note else 0)
+
+    def x_of(t: float) -> float:
+        return left + plot_w * (t - t_lo) / (t_hi - t_lo)
 
     def y_of(v: float) -> float:
-        return TOP + plot_h - plot_h * (v - lo) / high
+        return bottom - PLOT_H * (v - ticks[0]) / (ticks[-1] - ticks[0])
 
     parts = [
-        f"<svg class='chart' viewBox='0 0 {WIDTH} {HEIGHT}' role='img' aria-hidden='true' "
-        f"preserveAspectRatio='xMidYMid meet' id='{chart_id}'>"
+        f"<svg class='chart lines' viewBox='0 0 {WIDTH} {height:.0f}' role='img' aria-hidden='true' "
+        f"focusable='false' preserveAspectRatio='xMinYMin meet' id='{chart_id}'>"
     ]
-    for t in ticks:
-        y = y_of(lo + t)
-        parts.append(f"<line class='grid' x1='{LEFT}' x2='{WIDTH - RIGHT}' y1='{y:.1f}' y2='{y:.1f}'/>")
-        parts.append(f"<text class='tick' x='{LEFT - 6}' y='{y + 4:.1f}' text-anchor='end'>{_num(lo + t)}</text>")
+    for t, label in zip(ticks, labels, strict=True):
+        y = y_of(t)
+        parts.append(
+            f"<line class='grid{' zero' if t == 0 else ''}' x1='{left:.1f}' x2='{WIDTH - right:.1f}' "
+            f"y1='{y:.1f}' y2='{y:.1f}'/>"
+        )
+        parts.append(_text("tick y", left - 6, y + FONT / 3, label, "end"))
+    for t, label in x_ticks:
+        x = x_of(t)
+        parts.append(f"<line class='grid' x1='{x:.1f}' x2='{x:.1f}' y1='{bottom:.1f}' y2='{bottom + 5:.1f}'/>")
+        parts.append(_text("tick x", _tick_x(x, label), bottom + FONT + 6, label))
+    if x_note:
+        parts.append(_text("tick note", left + plot_w / 2, height - 6, x_note))
     for s in series:
-        pts = [(LEFT + plot_w * i / max(1, longest - 1), y_of(v)) for i, (_, v) in enumerate(s.points)]
+        pts = [(x_of(t), y_of(v)) for t, v, _ in s.points]
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         parts.append(f"<g class='series pc{s.colour % 8}'>")
         if len(pts) > 1:
@@ -171,7 +282,7 @@ def line_chart(title: str, series: Sequence[Series], head: Sequence[str]) -> Mar
         f"<span class='pname pc{s.colour % 8}'><span class='key line-key'></span>{escape(s.name)}</span> "
         for s in series
     )
-    rows = [[s.name, day, _num(v)] for s in series for day, v in s.points]
+    rows = [[s.name, when, _num(v)] for s in series for _, v, when in s.points]
     return Markup(
         f"<figure class='chart-box'><figcaption>{escape(title)}</figcaption>{''.join(parts)}"
         f"<p class='legend'>{legend}</p>{_table(title, head, rows)}</figure>"

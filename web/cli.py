@@ -171,12 +171,25 @@ def cmd_read(args: argparse.Namespace) -> int:
     return code
 
 
+def _unknown_player(name: str, known: list[str], shown: int = 30) -> str:
+    """The answer to a ``--player`` nobody is called, for someone at a command line: the names there are (most
+    recently seen first, the first ``shown`` of them), the likeliest meant one first, and never a web route."""
+    import difflib
+
+    if not known:
+        return f"No player is called {name!r}: this database has no players yet."
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(known[:shown]) + (f" and {len(known) - shown} more" if len(known) > shown else "")
+    return f"No player is called {name!r}.{hint} The players: {listed} (--player takes a name in any case)."
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     """The statistics page's figures as JSON (the answer of ``GET /api/stats``), over every game in the database."""
     import re
 
     from web.app import data_dir
-    from web.players import player_key
+    from web.players import player_key, players
     from web.stats import Filter, figures
     from web.store import Store, Unusable
 
@@ -201,7 +214,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         for name in args.player or []:
             row = store.conn().execute("SELECT id FROM players WHERE key = ?", (player_key(name),)).fetchone()
             if row is None:
-                return _error(f"No player is called {name!r}; the players are listed by GET /api/players.")
+                return _error(_unknown_player(name, [p.name for p in players(store.conn())]))
             ids.append(int(row[0]))
         flt = Filter(tuple(ids), args.game, args.since, args.until, args.game_id, args.dice)
         print(json.dumps({"ok": True, "stats": figures(store, flt)}, ensure_ascii=False, indent=1))

@@ -171,3 +171,25 @@ def game_throws_export(game_id: str) -> Response:
 @bp.get("/stats")
 def stats() -> Response:
     return ok(stats=figures(store_of(), stats_filter(request.args), visible()))
+
+
+@bp.get("/games/<game_id>/block.csv")
+def game_block_export(game_id: str) -> Response:
+    """The game's score block as CSV, rendered as the table page shows it (in the reader's language) and read back
+    table by table (web/history.block_csv): whatever a block draws, the CSV has, for every game."""
+    from types import SimpleNamespace
+
+    from flask import render_template_string
+
+    from web.history import block_csv
+    from web.pages.model import build_game_page
+
+    store = store_of()
+    row = store.row(game_id)
+    access.require_read(store, row)
+    html = render_template_string(
+        '{% include ["blocks/" ~ p.game ~ ".html", "blocks/generic.html"] %}',
+        p=build_game_page(store.game(game_id)),
+        ctx=SimpleNamespace(score_photos={}),
+    )
+    return _attachment(block_csv(html), f"becher-{row.game}-{row.id}-block.csv")

@@ -35,7 +35,7 @@ from companion.errors import BecherError
 from companion.fairness import judge
 
 JSON = dict[str, Any]
-DIGEST_VERSION = 1
+DIGEST_VERSION = 2  # 2: each seat's place (the history CSV's)
 HAND_GAMES = frozenset({"bone", "classic", "pokerdice"})  # games whose hands are categories of companion.hands
 LOWER_IS_BETTER = frozenset({"classic"})  # its score counts strikes
 MAX_THROWS = 3
@@ -72,7 +72,9 @@ def digest_of_log(log: GameLog) -> JSON:
     game = log.setup.game
     seats = len(log.setup.players)
     outcome = log.outcome()
-    standings = {s.player: s.score for s in log.standings()}
+    lines = log.standings()
+    standings = {s.player: s.score for s in lines}
+    places = {s.player: s.place for s in lines}
     faces = [[0] * 6 for _ in range(seats)]
     turns: list[Counter[int]] = [Counter() for _ in range(seats)]
     first: list[Counter[str]] = [Counter() for _ in range(seats)]
@@ -113,6 +115,7 @@ def digest_of_log(log: GameLog) -> JSON:
         "names": list(log.setup.players),
         "winners": list(outcome.winners) if outcome else None,
         "scores": [standings.get(i) for i in range(seats)],
+        "places": [places.get(i) for i in range(seats)],
         "faces": faces,
         "turns": [{str(k): v for k, v in sorted(t.items())} for t in turns],
         "first": [dict(c) for c in first],
@@ -207,13 +210,15 @@ def digests(store: Any, game_ids: Iterable[str] | None = None) -> dict[str, JSON
 
 
 def warm_digests(store: Any, chunk: int = 25, pause: float = 0.02) -> int:
-    """Digest every game whose digest is missing or stale, a few games at a time with a pause between, so the first
-    visit to the statistics after an upgrade (or a long evening) finds them ready. Run by ``becher serve`` in a
-    background thread; a store closed meanwhile just ends it. Returns how many games were digested."""
+    """Digest every game whose digest is missing, stale or of an older ``DIGEST_VERSION``, a few games at a time
+    with a pause between, so the first visit to the statistics after an upgrade (or a long evening) finds them
+    ready. Run by ``becher serve`` in a background thread; a store closed meanwhile just ends it. Returns how many
+    games were digested."""
     try:
         rows = store.conn().execute(
             "SELECT g.id FROM games g LEFT JOIN digests d ON d.game_id = g.id"
-            " WHERE d.revision IS NULL OR d.revision != g.revision"
+            " WHERE d.revision IS NULL OR d.revision != g.revision OR json_extract(d.digest, '$.v') IS NOT ?",
+            (DIGEST_VERSION,),
         )
         ids = [str(r[0]) for r in rows.fetchall()]
         for i in range(0, len(ids), chunk):
@@ -254,10 +259,6 @@ class Filter:
         return not self.players or any(p in self.players for p in dig["players"])
 
 
-def _day(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
-
-
 def _add(total: dict[str, float], part: Mapping[str, float]) -> None:
     for k, v in part.items():
         total[k] = total.get(k, 0) + v
@@ -289,6 +290,9 @@ def _hands(games: list[JSON], seats_of: Any) -> dict[str, JSON]:
                 "label_en": dict(categories(game))[c],
                 "made": int(entry["made"].get(c, 0)),
                 "expected": round(entry["expected"].get(c, 0.0), 2),
+                # the exact chance per turn (not the rounded count over the turns): the same odds read alike in
+                # every filter, a 6.17 % never shows as 6.2 % in one view and 6.3 % in another
+                "odds": round(entry["expected"].get(c, 0.0) / entry["turns"], 9) if entry["turns"] else None,
                 "final": int(entry["final"].get(c, 0)),
             }
             for c in order
@@ -322,7 +326,8 @@ def _player_figures(pid: int, name: str, games: list[JSON]) -> JSON:
         score = g["scores"][seats(g)[0]]
         if score is None:
             continue
-        points.append({"game": g["id"], "day": _day(g["created"]), "kind": g["game"], "points": score})
+        at = datetime.fromtimestamp(float(g["created"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        points.append({"game": g["id"], "day": at[:10], "at": at, "kind": g["game"], "points": score})
         kind = g["game"]
         if kind not in best or score > best[kind]["points"]:
             best[kind] = points[-1]

@@ -289,10 +289,32 @@ def test_history_csv(client: Device, history: dict[str, str]) -> None:
     r = client.get("/api/history.csv")
     assert r.mimetype == "text/csv" and "attachment" in r.headers["Content-Disposition"]
     rows = read_csv(r.data)
-    assert rows[0] == ["date_utc", "game", "game_name", "players", "winners", "status", "id"]
+    assert rows[0] == ["date_utc", "game", "game_name", "players", "winners", "status", "id"] + [
+        f"{column}_{seat}" for seat in (1, 2) for column in ("player", "score", "place")
+    ]
     assert rows[1][3] == "'=1+1, Zoë"  # names as typed; a formula is kept as text
     one = next(row for row in rows if row[6] == history["one"])
     assert one[1:6] == ["bone", "Dice poker (Bone)", "Anna, Ben", "Anna", "finished"]
+    # each player's final score and place (Anna 35 + 40 = 75 first, Ben 30 + 15 = 45 second)
+    assert one[7:] == ["Anna", "75", "1", "Ben", "45", "2"]
+    two = next(row for row in rows if row[6] == history["two"])
+    assert two[5] == "playing" and two[7:] == ["ben", "0", "1", "cleo", "0", "1"]  # so far: nobody stood yet
+
+
+def test_history_csv_writes_negative_scores_as_numbers_and_pads_smaller_games(client: Device) -> None:
+    """A score sheet ends below zero; its scores stay numbers a spreadsheet sums (a name starting with '-' stays
+    text), and a two-player game leaves the third seat's cells empty beside a three-player one."""
+    import_game(client, "bone", ["-Anna", "Ben", "Cleo"], [], rounds=2)
+    sheet = import_game(client, "sheet", ["Dora", "Emil"], [])
+    from web import history as history_module
+
+    line = history_module.Line("x", "sheet", 0.0, "finished", ("-Dora", "Emil"), (1, 2), (1,), (-200, 40), (2, 1))
+    rows = list(csv.reader(io.StringIO(history_module.history_csv([line], str).lstrip("\ufeff"))))
+    assert rows[1][7:] == ["'-Dora", "-200", "2", "Emil", "40", "1"]
+    rows = read_csv(client.get("/api/history.csv").data)
+    assert rows[0][-3:] == ["player_3", "score_3", "place_3"]
+    two_players = next(row for row in rows if row[6] == sheet)
+    assert two_players[-3:] == ["", "", ""]
 
 
 def test_throws_csv_counts_only_the_dice_thrown(client: Device, history: dict[str, str]) -> None:
@@ -309,6 +331,52 @@ def test_throws_csv_counts_only_the_dice_thrown(client: Device, history: dict[st
     assert f"/api/games/{history['one']}/export" in page and f"/api/games/{history['one']}/throws.csv" in page
 
 
+def test_block_csv_is_the_score_block_as_the_table_shows_it(
+    client: Device, history: dict[str, str], new_device: Callable[[], Device]
+) -> None:
+    """Game one's block: a row per round, a column per player, each hand as named with its points and dice; the
+    totals as numbers; in the reader's language; linked from the game's history page; private as the game."""
+    r = client.get(f"/api/games/{history['one']}/block.csv")
+    assert r.mimetype == "text/csv" and f"becher-bone-{history['one']}-block.csv" in r.headers["Content-Disposition"]
+    rows = read_csv(r.data)
+    assert rows == [
+        ["Round", "Anna", "Ben"],
+        ["1", "Full house · 35 · 6 6 6 2 2", "Large straight · 30 · 1 2 3 4 5"],
+        ["2", "Four of a kind · 40 · 3 3 3 3 6", "Two pairs · 15 · 2 2 4 4 1"],
+        ["Total", "75", "45"],
+    ]
+    german = read_csv(client.get(f"/api/games/{history['one']}/block.csv", headers={"Accept-Language": "de"}).data)
+    assert german[0] == ["Runde", "Anna", "Ben"] and german[-1] == ["Gesamt", "75", "45"]
+    page = client.get(f"/history/{history['one']}").get_data(as_text=True)
+    assert f"/api/games/{history['one']}/block.csv" in page
+    assert client.get("/api/games/nope/block.csv").status_code == 404
+    assert new_device().get(f"/api/games/{history['one']}/block.csv").status_code in (403, 404)
+
+
+def test_block_csv_of_the_score_sheet_keeps_each_column_one_field() -> None:
+    """The sheet's header spans a player's columns and its 'Row' spans two header rows: empty cells keep every
+    later cell under its own column; a sign alone is written in the sheet's words for it."""
+    from web.history import block_csv
+
+    html = """<table class="score sheet"><caption>Score sheet</caption>
+      <thead><tr><th rowspan="2">Row</th><th colspan="2">Anna</th><th colspan="2">Ben</th></tr>
+      <tr><th>1</th><th><span aria-hidden="true">★</span><span class="visually-hidden">Bonus</span></th>
+          <th>1</th><th><span aria-hidden="true">★</span><span class="visually-hidden">Bonus</span></th></tr></thead>
+      <tbody><tr><th>Pair</th>
+          <td><span title="2 2 3 4 5"><span class="cell-struck" aria-label="struck by choice">—</span></span></td>
+          <td></td><td><span class="cell-zero" aria-label="zero, minus 200">0</span>
+          <a class="photo-link" href="/p"><img alt="Photo of Ben's throw"></a></td><td></td></tr></tbody>
+      <tfoot><tr><th>Total</th><td colspan="2">-200</td><td colspan="2">40</td></tr></tfoot></table>
+      <ul class="legend"><li>✕ closed</li></ul>"""
+    rows = list(csv.reader(io.StringIO(block_csv(html).lstrip("\ufeff"))))
+    assert rows == [
+        ["Row", "Anna", "", "Ben", ""],
+        ["", "1", "Bonus", "1", "Bonus"],
+        ["Pair", "struck by choice", "", "0", ""],
+        ["Total", "-200", "", "40", ""],
+    ]
+
+
 # ---------------------------------------------------------------------------------------------- becher stats
 
 
@@ -323,6 +391,20 @@ def test_becher_stats_prints_what_the_api_answers(
     assert [p["name"] for p in json.loads(capsys.readouterr().out)["stats"]["players"]] == ["Anna"]
     assert cli_main(["stats", "--db", app.config["DATABASE"], "--since", "March"]) == 2
     assert "--since" in capsys.readouterr().err
+
+
+def test_becher_stats_names_the_players_for_an_unknown_one(
+    client: Device, history: dict[str, str], app: Flask, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command-line user who names nobody gets the players there are (and the likeliest one), not a web route."""
+    assert cli_main(["stats", "--db", app.config["DATABASE"], "--player", "Ana"]) == 2
+    err = capsys.readouterr().err
+    assert "No player is called 'Ana'" in err and "Did you mean 'Anna'?" in err
+    assert all(name in err for name in ("Anna", "Ben", "cleo")) and "/api/" not in err
+    empty = tmp_path / "empty.sqlite3"
+    Store(empty).close()
+    assert cli_main(["stats", "--db", str(empty), "--player", "Anna"]) == 2
+    assert "no players yet" in capsys.readouterr().err
 
 
 def test_poker_dice_are_judged_apart_over_their_six_faces(client: Device) -> None:
@@ -350,3 +432,7 @@ def test_digests_are_warmed_ahead_of_the_first_visit(client: Device, history: di
     assert warm_digests(store, pause=0) == 0
     client.play(history["two"], stand(0))  # a game changed: only it is digested again
     assert warm_digests(store, pause=0) == 1
+    with store._write() as conn:  # a digest an older Becher wrote (no places): digested again after an upgrade
+        conn.execute("UPDATE digests SET digest = json_set(digest, '$.v', 1) WHERE game_id = ?", (history["one"],))
+    assert warm_digests(store, pause=0) == 1
+    assert warm_digests(store, pause=0) == 0

@@ -5,6 +5,7 @@ the pictures are SVG drawn here (web/charts.py), each with its figures as a tabl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,7 +15,7 @@ from markupsafe import Markup
 from companion.core import all_rules, rules_for
 from companion.dice import DiceKind, face_label
 from companion.errors import BecherError
-from web.charts import Bar, Series, bar_chart, line_chart
+from web.charts import Bar, Series, bar_chart, line_chart, time_ticks
 from web.pages.i18n import tr
 from web.pages.model import game_name
 
@@ -219,6 +220,40 @@ def dice_section(kind: str, fig: JSON) -> DiceSection:
     return DiceSection(kind, title, verdict, promise, chart, fig)
 
 
+def _moment(point: JSON) -> tuple[float, float, str]:
+    """A game's points on the time axis: when it was created (UTC), its points, and the moment as the history
+    writes it."""
+    at = str(point["at"])  # 2026-11-29T20:15:00Z; read by fromisoformat and sliced: strptime a point cost a page 40 ms
+    return datetime.fromisoformat(at).timestamp(), float(point["points"]), f"{at[:10]} {at[11:16]}"
+
+
+def time_axis(moments: list[float]) -> tuple[list[tuple[float, str]], str]:
+    """The time axis of the games at ``moments``: round moments labelled in the page's language (hours of one
+    evening, days, months, years), and a note of the day(s) where the labels name only hours."""
+    from babel.dates import format_date, format_skeleton
+    from flask_babel import get_locale
+
+    locale = get_locale() or "en"
+    lo, hi = min(moments), max(moments)
+    ticks, unit = time_ticks(lo, hi)
+
+    def label(t: float) -> str:
+        when = datetime.fromtimestamp(t, UTC)
+        if lo == hi:  # one game: its day and hour, under it in the middle
+            day = format_skeleton("MMMd", when, locale=locale)
+            return f"{day}, {format_skeleton('Hm', when, locale=locale)}"
+        if unit in ("minute", "hour") and (when.hour or when.minute or unit == "minute"):
+            return str(format_skeleton("Hm", when, locale=locale))
+        skeleton = {"month": "yMMM", "year": "y"}.get(unit, "MMMd")
+        return str(format_skeleton(skeleton, when, locale=locale))
+
+    note = ""
+    if unit in ("minute", "hour"):
+        days = [format_date(datetime.fromtimestamp(t, UTC), "medium", locale=locale) for t in (lo, hi)]
+        note = days[0] if days[0] == days[1] else f"{days[0]} – {days[1]}"
+    return [(t, label(t)) for t in ticks], note
+
+
 def charts_of(stats: JSON) -> list[Markup]:
     """The pictures: win rate per player, points per game over time (per game), hands against the odds and throws
     per turn for the group."""
@@ -236,16 +271,19 @@ def charts_of(stats: JSON) -> list[Markup]:
     kinds = sorted({pt["kind"] for p in people for pt in p["points"]})
     for kind in kinds:
         series = [
-            Series(p["name"], i, tuple((pt["day"], float(pt["points"])) for pt in p["points"] if pt["kind"] == kind))
+            Series(p["name"], i, tuple(_moment(pt) for pt in p["points"] if pt["kind"] == kind))
             for i, p in enumerate(people)
         ]
         series = [s for s in series if s.points]
         if series:
+            ticks, note = time_axis([t for s in series for t, _, _ in s.points])
             out.append(
                 line_chart(
                     tr("%(game)s: points per game over time", game=_name(kind)),
                     series,
                     [tr("Player"), tr("Date"), tr("Points")],
+                    ticks,
+                    note,
                 )
             )
     for game, hands in sorted(stats["group"]["hands"].items()):
@@ -259,7 +297,7 @@ def charts_of(stats: JSON) -> list[Markup]:
                     game=_name(game),
                     turns=turns,
                 ),
-                [Bar(tr(c["label_en"]), c["made"] / turns, c["expected"] / turns) for c in hands["categories"]],
+                [Bar(tr(c["label_en"]), c["made"] / turns, c["odds"]) for c in hands["categories"]],
                 [tr("Hand"), tr("Made"), tr("Odds")],
                 reference_name=tr("Odds"),
                 percent=True,
@@ -308,7 +346,9 @@ def stats_page() -> Any:
         for p in stats["players"]
     )
     people, games = _choices()
-    fairness = tuple(dice_section(kind, fig) for kind, fig in stats["dice"].items())
+    # a kind of dice none of these games threw has no block (no "0 faces, chi-square 0.0, p = 1"); the page says
+    # in words when no dice were thrown at all
+    fairness = tuple(dice_section(kind, fig) for kind, fig in stats["dice"].items() if fig["faces"])
     ctx = StatsPage(
         people,
         games,
