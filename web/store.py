@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +25,7 @@ from typing import Any
 
 from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
-from web.lessons import Lesson, forget_after, keep_lessons, keep_shown, learned
+from web.lessons import Known, Lesson, forget_after, keep_lessons, keep_shown, learned
 
 JSON = dict[str, Any]
 
@@ -81,8 +81,10 @@ CREATE INDEX IF NOT EXISTS members_device ON members(device);
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
-    key TEXT NOT NULL UNIQUE,
-    created REAL NOT NULL
+    key TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    UNIQUE (owner, key)
 );
 CREATE TABLE IF NOT EXISTS game_players (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -111,11 +113,16 @@ CREATE TABLE IF NOT EXISTS dice_sets (
     owner TEXT NOT NULL,
     seen INTEGER NOT NULL,
     data BLOB NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    address TEXT NOT NULL DEFAULT '',
+    version INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS dice_sets_owner ON dice_sets(owner);
 CREATE TABLE IF NOT EXISTS game_dice (
     game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
-    set_name TEXT NOT NULL
+    set_name TEXT NOT NULL,
+    set_id INTEGER,
+    taught INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS digests (
     game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
@@ -129,6 +136,9 @@ CREATE TABLE IF NOT EXISTS digests (
 ADDED_COLUMNS = {
     "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0", "rematch": "TEXT"},
     "members": {"seat": "INTEGER"},
+    "players": {"owner": "TEXT NOT NULL DEFAULT ''"},  # then each entry goes to its device (web/players.py)
+    "dice_sets": {"address": "TEXT NOT NULL DEFAULT ''", "version": "INTEGER NOT NULL DEFAULT 0"},
+    "game_dice": {"set_id": "INTEGER", "taught": "INTEGER NOT NULL DEFAULT 0"},
 }
 
 # Letters and digits that cannot be confused when read off a tablet across the table.
@@ -356,8 +366,9 @@ class Store:
                 "so no game is lost; keep it on a local disk, not a network share."
             )
         conn.executescript(SCHEMA)
-        from web.players import link_unlinked
+        from web.players import link_unlinked, own_players
 
+        own_players(conn)  # players were everyone's before issue 60: each goes to the device whose games it sat in
         with self._write() as wconn:  # games of an older Becher get their players remembered (web/players.py)
             link_unlinked(wconn)
 
@@ -670,7 +681,7 @@ class Store:
         members: Sequence[tuple[str, str, str]] = (),
         bound_seats: bool = False,
         seats: Mapping[str, int] | None = None,
-        known: tuple[str, Sequence[tuple[int, Lesson]]] | None = None,
+        known: Known | None = None,
     ) -> JSON:
         """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name);
         ``known``: the dice it starts knowing (a saved set's or the old game's in a rematch, web/lessons.py), with the
@@ -717,11 +728,11 @@ class Store:
                 conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
             from web.players import link_game
 
-            link_game(conn, game_id, log.setup.players, now)
+            link_game(conn, game_id, log.setup.players, now, owner)
             if known is not None:
                 from web.lessons import start_knowing
 
-                start_knowing(conn, game_id, *known)
+                start_knowing(conn, game_id, known)
             self._remember(game_id, count, log)
         return self.game(game_id)
 
@@ -861,6 +872,17 @@ class Store:
             log = self._load_log(conn, row)
             keep_shown(conn, game_id, lessons)
             return self._bump(conn, row, log)
+
+    def learn_into_set(self, game_id: str, keep: Callable[[sqlite3.Connection, GameRow], JSON]) -> tuple[JSON, JSON]:
+        """Update the saved set a game started from with what the game learned (``keep`` writes the set, inside this
+        write) and mark the game so; its revision goes up, so every device's page stops asking. Returns what ``keep``
+        returned and the game's new view."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            log = self._load_log(conn, row)
+            saved = keep(conn, row)
+            conn.execute("UPDATE game_dice SET taught = 1 WHERE game_id = ?", (game_id,))
+            return saved, self._bump(conn, row, log)
 
     def finish(self, game_id: str) -> JSON:
         with self._write() as conn:

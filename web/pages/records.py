@@ -11,15 +11,19 @@ from urllib.parse import urlencode
 from flask import Blueprint, render_template, request
 from markupsafe import Markup
 
+from companion import numbers
 from companion.core import all_rules, rules_for
 from companion.dice import DiceKind, face_label
 from companion.errors import BecherError
+from web.api import fail
 from web.charts import Bar, Series, bar_chart, line_chart
 from web.pages.i18n import tr
 from web.pages.model import game_name
+from web.say import Message
 
 bp = Blueprint("records_pages", __name__)
 PAGE = 100  # games a history page lists; older ones on the next pages
+LAST_PAGE = 100_000  # a page number past any history (10 million games)
 
 JSON = dict[str, Any]
 
@@ -82,8 +86,10 @@ def history() -> Any:
     player = _player_arg(request.args)
     game = request.args.get("game") or None
     current = {p.id: p.name for p in _players_by_id()}
-    page = request.args.get("page", "1")
-    start = (int(page) - 1) * PAGE if page.isdigit() and int(page) > 0 else 0
+    page = numbers.whole_text(request.args.get("page") or "1", 1, LAST_PAGE)
+    if page is None:
+        fail(400, "malformed", Message("The parameter 'page' must be a page number from 1 to {last}.", last=LAST_PAGE))
+    start = (page - 1) * PAGE
     history = lines(data.store(), visible(), player, game)
     rows = []
     for line in history[start : start + PAGE]:
@@ -126,7 +132,9 @@ class PlayersPage:
 
 @bp.get("/players")
 def players_page() -> Any:
-    people = tuple(p.to_json() for p in _players_by_id())
+    from web.records import players_json
+
+    people = tuple(players_json())
     return render_template("players.html", ctx=PlayersPage(people))
 
 
@@ -279,9 +287,10 @@ def charts_of(stats: JSON) -> list[Markup]:
 
 @bp.get("/stats")
 def stats_page() -> Any:
+    from web.access import Denied
     from web.api import ApiError
     from web.pages import data
-    from web.records import stats_filter, visible
+    from web.records import stats_filter, visible, visible_names
     from web.say import say
     from web.stats import Filter, figures
 
@@ -290,10 +299,10 @@ def stats_page() -> Any:
     error = ""
     try:
         flt = stats_filter(args)
-    except ApiError as exc:
+    except (ApiError, Denied) as exc:
         error = say(exc.message)
         flt = Filter()
-    stats = figures(data.store(), flt, visible())
+    stats = figures(data.store(), flt, visible(), visible_names())
     colour = {p["id"]: i for i, p in enumerate(stats["players"])}
     lines = tuple(
         PlayerLine(
