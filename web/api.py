@@ -699,6 +699,8 @@ def dice_shown(game_id: str) -> Response:
         taught = lessons.what_it_teaches(photo.reading, values, data["photo_dice"], data.get("not_dice"))
     except lessons.LessonError as exc:
         fail(400, "malformed", exc.message)
+    if not taught:  # [null, null]: nothing to learn, so nothing changes (no new revision for every device)
+        fail(400, "malformed", "The field 'photo_dice' names no die of the photo, so there is nothing to learn.")
     reader = dice_reader()
     if reader is None:
         fail(503, "busy", "The dice reader is not available on this server; the dice cannot be learned.")
@@ -745,7 +747,8 @@ def dice_set_save(game_id: str) -> Response:
                     409,
                     "exists",
                     Message(
-                        "Dice called {name} are saved already; replace them, or choose another name.", name=repr(name)
+                        "Dice called {name} are saved already; replace them, or choose another name.",
+                        name=repr(lessons.set_name_of(conn, existing)),
                     ),
                 )
             packed = lessons.pack_game(conn, game_id)
@@ -953,6 +956,8 @@ def seat_set(game_id: str) -> Response:
     row = game_row(game_id)
     access.require_write(store, row)
     data = body(example='{"seat": 1}')
+    if "seat" not in data:  # {} would free the seat: a body must say which seat (null for none)
+        fail(400, "malformed", "Send the field 'seat': a seat of the game, or null for none.")
     device = data.get("device", current_device())
     if not isinstance(device, str):
         fail(400, "malformed", "The field 'device' must be a device id from the game's members.")

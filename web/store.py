@@ -864,11 +864,13 @@ class Store:
     def teach_shown(self, game_id: str, lessons: Sequence[Lesson]) -> JSON:
         """Keep lessons of dice shown to the reader outside any throw ("show your dice", web/lessons.py), numbered
         before the first action so that no undo takes them back; the revision goes up so every device sees what the
-        reader now knows."""
+        reader now knows. Nothing to keep changes nothing (no new revision)."""
         with self._write() as conn:
             row = self._row(conn, game_id)
             if row.finished is not None:
                 raise Finished(Message("This game has been finished; start a new game to show the reader your dice."))
+            if not lessons:
+                return self._game_json(conn, row, self._folded(conn, row))
             log = self._load_log(conn, row)
             keep_shown(conn, game_id, lessons)
             return self._bump(conn, row, log)
