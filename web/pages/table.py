@@ -35,6 +35,7 @@ class TablePage:
     table_dice: tuple[int, ...] = ()
     loopback: bool = False
     phones: PhonesBox | None = None
+    set_to_update: bool = False  # ask "Update 'NAME' with tonight's throws?" (the game ended; this device's set)
 
     @property
     def waiting(self) -> bool:
@@ -148,7 +149,19 @@ def table_context(game_id: str) -> TablePage:
         table_dice=turn_dice(page),
         loopback=is_loopback(url),
         phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,
+        set_to_update=set_to_update(page),
     )
+
+
+def set_to_update(page: GamePage) -> bool:
+    """Whether to ask this device to update the saved dice the game started from: the game has ended, it learned
+    dice the set did not know, the set has not learned them yet, and the set is this device's (web/owners.py)."""
+    mem = page.memory
+    if mem is None or mem.set_id is None or not mem.new or mem.set_updated or not page.over:
+        return False
+    from web import owners
+
+    return owners.usable_sets(data.store().conn(), owners.asker()).get(mem.set_id) is True
 
 
 @bp.get("/table/<game_id>")

@@ -323,6 +323,10 @@ def client_words() -> Markup:
         "not_a_die_state": tr("not a die"),
         "left_out_state": tr("left out, tap to take it in"),
         "dice_saved": tr("These dice are saved as “%(name)s”."),
+        # a name this device has saved already (409 exists): the form's button asks to replace them (issue 60)
+        "replace_dice": tr("Replace them"),
+        # "Update 'NAME' with tonight's throws?" answered yes (table.js): the saved set learned this game's dice
+        "dice_set_updated": tr("“%(name)s” now knows tonight's throws."),
         # "Only teach the reader these dice" (phone.js teachDice): the photo taught, no throw sent
         "taught": {
             n: str(ngettext("The reader learned %(num)s die.", "The reader learned %(num)s dice.", n))
