@@ -548,6 +548,8 @@ def games_get(game_id: str) -> Response:
     extra: JSON = {}
     if request.args.get("log") in ("1", "true"):
         extra["log"] = store.log_rows(game_id)
+    if request.args.get("full") in ("1", "true"):  # every settled round, not only the last SHOWN_ROUNDS
+        return ok(game=store.full_game(game_id), you=access.you(store, row), **extra)
     return ok(game=encoded(store.game(game_id)), you=access.you(store, row), **extra)
 
 

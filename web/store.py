@@ -146,6 +146,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CACHED_GAMES = 64  # folded logs kept in memory; older games fold again when opened
 LONG_HISTORY = 64  # settled rounds from which a view's text is joined from each round's text kept
+SHOWN_ROUNDS = 40  # settled rounds a game's answer carries (a block's worth); the rest on request (``full``)
 CACHED_ROUNDS = 50_000  # rounds' texts kept (a few hundred bytes each; a 1 MB log has 6,000 rounds)
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
@@ -287,6 +288,21 @@ def _expected_columns() -> dict[str, set[str]]:
 
 def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
+
+
+def trimmed(state: JSON) -> JSON:
+    """A game's summary with at most SHOWN_ROUNDS settled rounds in its view's ``history`` (the newest), and
+    ``history_left_out``: how many older rounds were left out (``rounds``) and how many of them were extra rounds
+    (``extra``), which the words of the outcome count. A shorter history is left as it is (and says nothing)."""
+    view = state.get("view")
+    history = view.get("history") if isinstance(view, dict) else None
+    if not isinstance(history, list) or len(history) <= SHOWN_ROUNDS:
+        return state
+    assert isinstance(view, dict)
+    cut = len(history) - SHOWN_ROUNDS
+    extra = sum(1 for r in history[:cut] if isinstance(r, dict) and r.get("kind") == "extra")
+    left_out = {"rounds": cut, "extra": extra}
+    return {**state, "view": {**view, "history": history[cut:], "history_left_out": left_out}}
 
 
 ACTION_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # an action row as json.dumps writes it, made faster
@@ -524,8 +540,11 @@ class Store:
         )
         return {str(r["n"]): r["photo_id"] for r in rows}
 
-    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog | Folded) -> JSON:
+    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog | Folded, full: bool = False) -> JSON:
+        """The game as the API shows it: what a page shows, so a tie replayed 2,000 times answers its last
+        ``SHOWN_ROUNDS`` rounds, not megabytes (``trimmed``); ``full`` for every settled round."""
         rules = log.rules
+        state = log.summary()
         return {
             "id": row.id,
             "game": row.game,
@@ -540,7 +559,7 @@ class Store:
             "rematch": row.rematch,
             "photos": self._photo_map(conn, row.id),
             "memory": learned(conn, row.id),
-            "state": log.summary(),
+            "state": state if full else trimmed(state),
         }
 
     def game(self, game_id: str) -> JSON:
@@ -557,6 +576,12 @@ class Store:
                 self._views[game_id] = (row.revision, view)
                 self._trim()
         return view
+
+    def full_game(self, game_id: str) -> JSON:
+        """The game with every settled round (``GET /api/games/<id>?full=1``): made on request, never cached."""
+        with self._read() as conn:
+            row = self._row(conn, game_id)
+            return self._game_json(conn, row, self._folded(conn, row), full=True)
 
     def log_rows(self, game_id: str) -> list[JSON]:
         with self._read() as conn:

@@ -297,6 +297,7 @@ def test_a_long_game_is_folded_once_on_import_and_never_again_to_read_write_expo
 def test_a_long_games_answers_are_what_a_fresh_fold_gives(app: Flask, client: Device) -> None:
     """The kept state, the kept round texts and the joined answer text agree with folding the log anew."""
     from companion.core import GameLog
+    from web.store import trimmed
 
     text = tie_log(400)
     r = client.post("/api/games/import", data=text, headers={"Content-Type": "application/x-ndjson"})
@@ -307,7 +308,10 @@ def test_a_long_games_answers_are_what_a_fresh_fold_gives(app: Flask, client: De
     answer = client.get(f"/api/games/{game_id}").json["game"]
     fresh = GameLog.from_jsonl(client.get(f"/api/games/{game_id}/export").data.decode())
     assert len(fresh) == 401
-    assert answer["state"] == json.loads(json.dumps(fresh.summary()))
+    assert answer["state"] == json.loads(json.dumps(trimmed(fresh.summary())))
+    full = client.get(f"/api/games/{game_id}?full=1").json["game"]
+    assert full["state"] == json.loads(json.dumps(fresh.summary()))
+    assert {**full, "state": answer["state"]} == answer
     app.extensions["becher.store"]._logs.clear()  # folded again from the database: the same
     app.extensions["becher.store"]._views.clear()
     assert client.get(f"/api/games/{game_id}").json["game"] == answer

@@ -532,6 +532,11 @@ def outcome_reason(page: GamePage) -> str:
             )
         )
     rounds = list(view.get("history") or [])
+    # a long game's answer carries its last rounds only; the rounds left out still count (web/store.py, trimmed)
+    left_out = view.get("history_left_out")
+    if isinstance(left_out, dict):
+        rounds += [{"kind": "extra"}] * int(left_out.get("extra") or 0)
+        rounds += [{}] * (int(left_out.get("rounds") or 0) - int(left_out.get("extra") or 0))
     if page.game == "bone":
         extra = sum(1 for r in rounds if r.get("kind") == "extra")
         if len(winners) > 1:

@@ -520,3 +520,47 @@ def test_a_rematch_can_update_the_set_its_first_game_started_from(app: Flask, cl
     teach(app, rematch["id"], 2)
     client.post(f"/api/games/{rematch['id']}/finish")
     assert client.post(f"/api/games/{rematch['id']}/dice-set/update").json["set"]["seen"] == 5
+
+
+# ---------------------------------------------------------------------------------------------- 11. long games
+
+
+def test_11_a_long_games_answer_carries_its_last_rounds_and_the_full_one_comes_on_request(
+    app: Flask, client: Device
+) -> None:
+    from tests.web.test_hardening import next_tie_action, tie_log
+    from web.store import SHOWN_ROUNDS
+
+    r = client.post("/api/games/import", data=tie_log(4000), headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201
+    game = r.json["game"]
+    view = game["state"]["view"]
+    assert len(view["history"]) == SHOWN_ROUNDS and len(r.data) < 150_000, len(r.data)
+    # 4,000 actions: 1,000 settled rounds (the first, then 999 extra ones)
+    assert view["history_left_out"] == {"rounds": 1000 - SHOWN_ROUNDS, "extra": 999 - SHOWN_ROUNDS}
+    assert view["history"][-1]["number"] == 1000  # the newest rounds are the ones kept
+    write = client.play(game["id"], next_tie_action(4000), seen=4000)
+    assert write.status_code == 201 and len(write.data) < 150_000
+    full = client.get(f"/api/games/{game['id']}?full=1").json["game"]["state"]["view"]
+    assert len(full["history"]) == 1000 and "history_left_out" not in full
+    short = client.create()
+    assert "history_left_out" not in client.get(f"/api/games/{short['id']}").json["game"]["state"]["view"]
+
+
+def test_11_the_table_page_of_a_long_game_says_what_it_leaves_out_and_counts_every_round(client: Device) -> None:
+    from tests.web.test_hardening import tie_log
+
+    lines = tie_log(400).splitlines()
+    # the tie settled at last: Anna's hand beats Ben's in the 100th extra round (101 rounds, 61 of them left out)
+    lines += [
+        json.dumps({"type": "throw", "player": 0, "dice": [6, 6, 6, 6, 5]}),
+        json.dumps({"type": "stand", "player": 0}),
+        json.dumps({"type": "throw", "player": 1, "dice": [1, 2, 3, 4, 6]}),
+        json.dumps({"type": "stand", "player": 1}),
+    ]
+    r = client.post("/api/games/import", data="\n".join(lines) + "\n", headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    assert r.json["game"]["state"]["outcome"] is not None
+    page = client.get(f"/table/{r.json['game']['id']}").get_data(as_text=True)
+    assert "61 earlier rounds are not shown here." in page
+    assert "the best hand of 100 extra rounds" in page
