@@ -18,7 +18,7 @@ from flask import Flask
 
 from tests.web.conftest import BONE_ROUND, Device
 from tests.web.test_hostile import snapshot
-from web import lessons, owners
+from web import lessons
 from web.lessons import Lesson
 
 Joiner = Callable[[str], Device]
@@ -110,6 +110,8 @@ def test_2_a_device_sees_and_uses_only_its_own_sets_and_those_of_games_it_joined
 def test_3_one_device_fills_only_its_own_room_and_the_others_still_save(
     app: Flask, client: Device, new_device: Callable[[], Device], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from web import owners
+
     monkeypatch.setattr(owners, "SETS_PER_DEVICE", 3)
     filler = new_device()
     game = filler.create()
@@ -126,6 +128,8 @@ def test_3_one_device_fills_only_its_own_room_and_the_others_still_save(
 def test_3_the_bytes_of_a_device_the_address_and_the_whole_server_are_bounded(
     app: Flask, client: Device, new_device: Callable[[], Device], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from web import owners
+
     _, first = saved_set(app, client, "first")
     size = len(set_data(app, first["id"])[3])
     monkeypatch.setattr(owners, "BYTES_PER_DEVICE", size + 10)
