@@ -883,9 +883,9 @@ def games_rematch(game_id: str) -> Response:
         old_members = store.members(game_id)
         members = [(m["device"], "player", m["name"]) for m in old_members]
         seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
-        known = lessons.known_of(store.conn(), game_id)  # the same dice on the same table: the reader knows them
-        check_game_rate(store)
+        check_game_rate(store)  # before the old game's lessons are read
         try:
+            known = lessons.known_of(store.conn(), game_id)  # the same dice on the same table: the reader knows them
             made = store.create(log, row.owner, row.public, members, row.bound_seats, seats, known)
         except BaseException:
             give_back_game(0)

@@ -180,6 +180,7 @@ def test_a_whole_header_block_past_the_limit_is_431(tmp_path: Path) -> None:
                 sock.sendall(b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n")
                 answer = read_answer(sock, 10)
             assert answer.startswith(b"HTTP/1.1 431"), answer[:100]
+            assert b'"code": "too_large"' in answer and b"application/json" in answer  # the API's error shape
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:  # under the limit: served
             sock.sendall(
                 b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: "
