@@ -100,7 +100,7 @@ def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id), page)
+    lines = history_lines(data.history(game_id, 1), page)  # the last action's line
     return PhonePage(
         page=page,
         role=loaded.role,

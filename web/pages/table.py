@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from web.pages import data
 from web.pages.model import GamePage, build_game_page
-from web.pages.views import HistoryLine, history_lines, score_photos
+from web.pages.views import HistoryLine, action_photos, history_lines, score_photos
 
 bp = Blueprint("table", __name__)
 RECENT = 8
@@ -132,8 +132,7 @@ def is_loopback(url: str) -> bool:
 def table_context(game_id: str) -> TablePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
-    rows = data.history(game_id)
-    lines = history_lines(rows, page)
+    lines = history_lines(data.history(game_id, RECENT), page)  # the recent lines only: a long game is cheap
     show_join = loaded.role in data.WRITE_ROLES
     url = data.join_url(loaded.code) if show_join else ""
     return TablePage(
@@ -145,7 +144,7 @@ def table_context(game_id: str) -> TablePage:
         qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
         qr_svg=qr_svg(url) if show_join else Markup(""),
         recent=tuple(reversed(lines[-RECENT:])),
-        score_photos=score_photos(rows, page),
+        score_photos=score_photos(action_photos(loaded.game), page),
         table_dice=turn_dice(page),
         loopback=is_loopback(url),
         phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,

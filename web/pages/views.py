@@ -150,7 +150,21 @@ def photo_url(photo: object) -> str | None:
     return f"/photo/{photo}" if photo else None
 
 
-def score_photos(rows: list[JSON], page: GamePage) -> dict[str, str]:
+def action_photos(game: JSON) -> list[str | None]:
+    """The photo of each action, by its index in the log, from the Game JSON's ``photos`` (action number to photo
+    id): what ``score_photos`` needs, without reading the log itself."""
+    shown = game.get("photos")
+    if not isinstance(shown, dict):
+        shown = {}
+    count = int((game.get("state") or {}).get("actions") or 0)
+    out: list[str | None] = [None] * count
+    for number, photo in shown.items():
+        if str(number).isascii() and str(number).isdigit() and 0 < int(number) <= count:
+            out[int(number) - 1] = str(photo)
+    return out
+
+
+def score_photos(photos: list[str | None], page: GamePage) -> dict[str, str]:
     """The photo behind each score: cell key -> photo URL, for the cells whose dice came from a photo.
 
     The game's view names, for every hand, sheet field, placed die and revealed cup, the index in the action log of
@@ -158,8 +172,7 @@ def score_photos(rows: list[JSON], page: GamePage) -> dict[str, str]:
     log row's photo. A cell tapped in by hand (no photo) gets no link.
     Keys: ``h{round}.{stage}.{seat}`` (round-based hands, rounds counted from 0 in the view's order, the current
     round last), ``e{entry}`` (sheet), ``p{order}`` (board, the current game), ``r{n}`` (bluff reveals),
-    ``now`` (the throw on the table now)."""
-    photos = [r.get("photo") for r in rows]  # the log in order: position i is action i
+    ``now`` (the throw on the table now). ``photos``: the photo of each action in log order (``action_photos``)."""
     out: dict[str, str] = {}
 
     def put(key: str, cell: object) -> None:
