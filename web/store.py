@@ -149,6 +149,10 @@ LONG_HISTORY = 64  # settled rounds from which a view's text is joined from each
 SHOWN_ROUNDS = 40  # settled rounds a game's answer carries (a block's worth); the rest on request (``full``)
 CACHED_ROUNDS = 50_000  # rounds' texts kept (a few hundred bytes each; a 1 MB log has 6,000 rounds)
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+# SQLite's page cache per connection, in KB. The server has a connection per thread (64 under `becher serve`), each
+# filling its own cache with the photos it wrote and read (SQLite's default is 2 MB: up to 128 MB in all as more
+# threads take turns); the operating system caches the file anyway.
+CONNECTION_CACHE_KB = 256
 
 
 class StoreError(Exception):
@@ -410,6 +414,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA busy_timeout=15000")
+            conn.execute(f"PRAGMA cache_size=-{CONNECTION_CACHE_KB}")
             self._local.conn = conn
             with self._all_lock:
                 self._all.append(conn)
