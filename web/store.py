@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS actions (
     at REAL NOT NULL,
     PRIMARY KEY (game_id, n)
 );
+CREATE INDEX IF NOT EXISTS actions_photos ON actions(game_id, n) WHERE photo_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS members (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     device TEXT NOT NULL,
@@ -294,19 +295,34 @@ def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
 
 
-def trimmed(state: JSON) -> JSON:
+def extra_rounds(rounds: Sequence[Any]) -> int:
+    """How many of these settled rounds were extra rounds (played again for equal totals)."""
+    return sum(1 for r in rounds if isinstance(r, dict) and r.get("kind") == "extra")
+
+
+def trimmed(state: JSON, count_extra: Callable[[list[Any]], int] = extra_rounds) -> JSON:
     """A game's summary with at most SHOWN_ROUNDS settled rounds in its view's ``history`` (the newest), and
     ``history_left_out``: how many older rounds were left out (``rounds``) and how many of them were extra rounds
-    (``extra``), which the words of the outcome count. A shorter history is left as it is (and says nothing)."""
+    (``extra``, counted by ``count_extra``), which the words of the outcome count; each standing's points per round
+    (``rounds``) are cut the same way. A shorter history is left as it is (and says nothing)."""
     view = state.get("view")
     history = view.get("history") if isinstance(view, dict) else None
     if not isinstance(history, list) or len(history) <= SHOWN_ROUNDS:
         return state
     assert isinstance(view, dict)
     cut = len(history) - SHOWN_ROUNDS
-    extra = sum(1 for r in history[:cut] if isinstance(r, dict) and r.get("kind") == "extra")
-    left_out = {"rounds": cut, "extra": extra}
-    return {**state, "view": {**view, "history": history[cut:], "history_left_out": left_out}}
+    left_out = {"rounds": cut, "extra": count_extra(history[:cut])}
+    standings = [
+        {**s, "rounds": s["rounds"][-SHOWN_ROUNDS:]}
+        if isinstance(s, dict) and isinstance(s.get("rounds"), list) and len(s["rounds"]) > SHOWN_ROUNDS
+        else s
+        for s in state.get("standings") or []
+    ]
+    return {
+        **state,
+        "standings": standings,
+        "view": {**view, "history": history[cut:], "history_left_out": left_out},
+    }
 
 
 ACTION_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # an action row as json.dumps writes it, made faster
@@ -333,6 +349,7 @@ class Store:
         self._views: dict[str, tuple[int, JSON]] = {}
         self._texts: dict[str, tuple[JSON, str]] = {}  # a view and its JSON text
         self._rounds: dict[int, tuple[Any, str]] = {}  # a settled round's view (by identity) and its JSON text
+        self._extra: dict[str, tuple[int, Any, int]] = {}  # rounds left out of an answer, the last, extra ones
         self._token = secrets.token_hex(16)  # stands in for a long history while the rest of a view is encoded
         try:
             self._open()
@@ -564,7 +581,7 @@ class Store:
             "rematch": row.rematch,
             "photos": self._photo_map(conn, row.id),
             "memory": learned(conn, row.id),
-            "state": state if full else trimmed(state),
+            "state": state if full else trimmed(state, self._extra_counter(row.id)),
         }
 
     def game(self, game_id: str) -> JSON:
@@ -581,6 +598,26 @@ class Store:
                 self._views[game_id] = (row.revision, view)
                 self._trim()
         return view
+
+    def _extra_counter(self, game_id: str) -> Callable[[list[Any]], int]:
+        """``extra_rounds`` of a game's rounds left out, counted on from the last count (a write to a tie replayed
+        2,000 times adds a round at the end, so only the rounds newly left out are counted)."""
+
+        def count(left: list[Any]) -> int:
+            with self._cache_lock:
+                kept = self._extra.get(game_id)
+            if kept is not None and 0 < kept[0] <= len(left) and left[kept[0] - 1] is kept[1]:
+                extra = kept[2] + extra_rounds(left[kept[0] :])
+            else:
+                extra = extra_rounds(left)
+            if left:
+                with self._cache_lock:
+                    self._extra[game_id] = (len(left), left[-1], extra)
+                    while len(self._extra) > CACHED_GAMES:
+                        self._extra.pop(next(iter(self._extra)))
+            return extra
+
+        return count
 
     def full_game(self, game_id: str) -> JSON:
         """The game with every settled round (``GET /api/games/<id>?full=1``): made on request, never cached."""
