@@ -782,6 +782,9 @@ def dice_set_update(game_id: str) -> Response:
         fail(409, "illegal", "The saved dice have learned this game's throws already.")
 
     def keep(wconn: sqlite3.Connection, _row: GameRow) -> JSON:
+        """Inside the write: asked twice at once (two tablets' taps), the second finds it done and changes nothing."""
+        if lessons.learned(wconn, game_id)["set_updated"]:
+            fail(409, "illegal", "The saved dice have learned this game's throws already.")
         try:
             name = lessons.set_name_of(wconn, set_id)
         except LookupError:
