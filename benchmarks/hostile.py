@@ -13,6 +13,16 @@ and prints when each was answered, with what, and the server's peak memory (resi
 Aim (issue 35): normal requests well under a second with 200 slow sockets open; four concurrent 8000x8000 uploads
 answered within a minute with the server under 1.5 GB.
 
+Strangers (issue 60): a device that never joined the owner's games (its own cookie, and a Host that is not the
+host machine's own loopback name, which `becher serve` trusts as owner of everything) sends what the audit sent to
+the routes of players, statistics and saved dice sets: another device's set listed, used, overwritten and deleted,
+its players renamed and merged, statistics of every id and of one id 13,000 times, numbers that are no numbers on
+every route, page and form, bodies that say nothing, OPTIONS, an https Origin, headers past 64 KB; then a game
+started from a 480-lesson set by its owner (first unpacked, then cached) and by a stranger. Each line: the request,
+the status (what it must be), ms and bytes; the last line says whether every status was the one expected.
+
+    python benchmarks/hostile.py --skip-slow --skip-photos   # the strangers alone, a few seconds
+
 Two more figures of a hostile or careless client (issue 55) have their own scripts, as each takes minutes:
 benchmarks/long_games.py (a 1 MB import of a legal game of 20,000 actions, then reads and writes of it) and
 benchmarks/photo_memory.py (the server's resident set over hundreds of 12-MP uploads).
@@ -285,6 +295,130 @@ def photo_case(server: Served, label: str, data: bytes, count: int) -> None:
     print(f"{'':<44} server memory MB: before {before:.0f}  peak {peak[0]:.0f}  (+{peak[0] - before:.0f})")
 
 
+class Client:
+    """One device against the server: its own cookie, a Host that is not a loopback name (so not the host machine)."""
+
+    def __init__(self, server: Served, host: str = "10.0.0.2") -> None:
+        self.server = server
+        self.headers = {"Host": f"{host}:{server.port}", "X-Becher": "1"}
+
+    def call(self, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, bytes, float]:
+        conn = self.server.connection(120)
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        sent = {**self.headers, **({"Content-Type": "application/json"} if body is not None else {}), **headers}
+        started = time.perf_counter()
+        try:
+            conn.request(method, path, body=data, headers=sent)
+            r = conn.getresponse()
+            answer = r.read()
+            cookie = r.getheader("Set-Cookie")
+            if cookie and "Cookie" not in self.headers:
+                self.headers["Cookie"] = cookie.split(";", 1)[0]
+            return r.status, answer, (time.perf_counter() - started) * 1000
+        finally:
+            conn.close()
+
+
+def saved_set_of(db: Path, owner: str, name: str, lessons: int = 480) -> int:
+    """A saved set of ``lessons`` lessons of ``owner`` written into the server's database beside it (as a game's
+    memory saved with ``POST /api/games/<id>/dice-set`` keeps one; the reader is not needed for it)."""
+    import sqlite3
+
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from web.lessons import Lesson, _pack
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (
+            n // 5,
+            Lesson(n % 5, n % 6, False, 0.05, "pip", "bench", rng.normal(size=(4, 640)).astype(np.float16).tobytes()),
+        )
+        for n in range(lessons)
+    ]
+    with sqlite3.connect(db, timeout=15) as conn:
+        cur = conn.execute(
+            "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created)"
+            " VALUES (?, 'pip', 'bench', ?, ?, ?, 0)",
+            (name, owner, lessons, _pack(rows)),
+        )
+        return int(cur.lastrowid or 0)
+
+
+def strangers_case(server: Served, db: Path) -> bool:
+    """The audit's requests of issue 60 against the new routes; True where every status is the one expected."""
+    owner, stranger = Client(server), Client(server)
+    status, body, _ = owner.call("POST", "/api/games", {"game": "bone", "players": ["Anna", "Ben"]})
+    game = json.loads(body)["game"]["id"]
+    device = json.loads(owner.call("GET", "/api/me")[1])["device"]
+    stranger.call("POST", "/api/games", {"game": "bone", "players": ["anna", "Cheater"]})
+    big = saved_set_of(db, device, "red casino dice")
+    players = json.loads(owner.call("GET", "/api/players")[1])["players"]
+    anna = next(p["id"] for p in players if p["name"] == "Anna")
+    theirs = next(
+        p["id"] for p in json.loads(stranger.call("GET", "/api/players")[1])["players"] if p["name"] == "anna"
+    )
+    new_game = {"game": "bone", "players": ["A", "B"], "dice_set": big}
+    numbers = ["%C2%B2", "9" * 5000]
+    cases: list[tuple[Client, str, str, Any, dict[str, str], set[int]]] = [
+        (Client(server), "GET", "/api/dice-sets (no cookie)", None, {}, {200}),
+        (stranger, "POST", "/api/games from another device's set", {**new_game}, {}, {404}),
+        (stranger, "DELETE", f"/api/dice-sets/{big}", None, {}, {404}),
+        (stranger, "POST", f"/api/players/{anna}", {"name": "Cheater"}, {}, {404}),
+        (stranger, "POST", f"/api/players/{theirs}/merge", {"into": anna}, {}, {404}),
+        (stranger, "GET", "/api/stats?players=" + ",".join(str(n) for n in range(1, 40)), None, {}, {404}),
+        (stranger, "GET", f"/api/stats?game_id={game}", None, {}, {404}),
+        (stranger, "GET", "/stats?players=" + ",".join(str(n) for n in range(1, 40)), None, {}, {200}),
+        (owner, "GET", "/api/stats?players=" + ",".join([str(anna)] * 13_000), None, {}, {200}),
+        (owner, "GET", "/stats?" + "&".join([f"players={anna}"] * 3_000), None, {}, {200}),
+        (owner, "GET", "/api/stats?players=" + ",".join(str(n) for n in range(1, 60)), None, {}, {400}),
+        (owner, "DELETE", "/api/dice-sets/9223372036854775808", None, {}, {404}),
+        *[
+            (owner, "GET", f"{route}?player={n}", None, {}, {400})
+            for route in ("/api/history", "/api/history.csv", "/api/throws.csv", "/history")
+            for n in numbers
+        ],
+        *[(owner, "GET", f"/api/stats?players={n}", None, {}, {400}) for n in numbers],
+        (owner, "GET", "/history?page=" + "9" * 5000, None, {}, {400}),
+        (owner, "GET", "/stats?players=%C2%B2", None, {}, {200}),
+        *[
+            (
+                owner,
+                "POST",
+                f"/phone/{game}/me",
+                f"seat={n}".encode(),
+                {"Content-Type": "application/x-www-form-urlencoded"},
+                {400},
+            )
+            for n in numbers
+        ],
+        (owner, "POST", f"/api/games/{game}/seat", {}, {}, {400}),
+        (owner, "POST", "/api/camera/watch", {"auto_confirm": True}, {}, {400}),
+        (owner, "OPTIONS", "/api/rules", None, {}, {405}),
+        (owner, "POST", "/api/games", {"game": "bone", "players": ["A", "B"]}, {"Origin": "https://10.0.0.2"}, {403}),
+        (owner, "GET", "/api/rules (70 KB header)", None, {"X-Big": "a" * 70_000}, {431}),
+        (owner, "POST", "/api/games from its own 480-lesson set (unpacked)", {**new_game}, {}, {201}),
+        (owner, "POST", "/api/games from its own 480-lesson set (cached)", {**new_game}, {}, {201}),
+    ]
+    right = True
+    print(f"{'strangers (issue 60)':<44} status (expected)   ms     bytes")
+    for client, method, label, body_, headers, expected in cases:
+        path = label.split(" ")[0] if label.startswith("/") else label
+        if method == "POST" and path.startswith("/api/games") and "set" in label:
+            path = "/api/games"
+        try:
+            status, answer, ms = client.call(method, path, body_, **headers)
+        except (OSError, http.client.HTTPException):
+            status, answer, ms = 0, b"", float("nan")
+        json_shape = not path.startswith("/api") or answer[:1] == b"{" or status < 400
+        right = right and status in expected and json_shape
+        shown = label if len(label) <= 60 else label[:57] + "..."
+        print(f"  {method:<7} {shown:<60} {status} ({'/'.join(map(str, sorted(expected)))}) {ms:8.1f} {len(answer):8}")
+    print(f"{'':<44} every status as expected, every /api error JSON: {'yes' if right else 'NO'}")
+    return right
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--slow", type=int, default=200, help="slow sockets at once")
@@ -292,10 +426,13 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=4, help="large uploads at once")
     parser.add_argument("--skip-photos", action="store_true")
     parser.add_argument("--skip-slow", action="store_true")
+    parser.add_argument("--skip-strangers", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = Served(tmp)
         try:
+            if not args.skip_strangers:
+                strangers_case(server, Path(tmp) / f"bench-{server.port}.sqlite3")
             if not args.skip_slow:
                 slow_case(server, "no slow clients", 0, b"", b"", args.probes)
                 head = b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n"

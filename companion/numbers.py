@@ -118,3 +118,18 @@ def field_too_large(text: str | bytes) -> str | None:
         elif isinstance(item, list):
             stack.extend((v, key) for v in reversed(item))
     return None
+
+
+def wholes_text(text: str | None, minimum: int = 0, maximum: int = LARGEST) -> list[int] | None:
+    """Whole numbers written in a query string, separated by commas or spaces (``1,2 3``), each as ``whole_text``
+    reads one, each kept once in the order first written (a list repeated 13,000 times is one id); None where one
+    of them is no such number. The caller bounds how many may be asked."""
+    out: dict[int, None] = {}
+    for token in (text or "").replace(" ", ",").split(","):
+        if not token:
+            continue
+        number = whole_text(token, minimum, maximum)
+        if number is None:
+            return None
+        out[number] = None
+    return list(out)

@@ -207,7 +207,10 @@ def _same_origin() -> bool:
     if origin is not None:
         if origin == "null":
             return False
-        return urlsplit(origin).netloc.lower() == request.host.lower()
+        # the scheme too: an https page of this host name is another origin than this plain-http server (a proxy or
+        # another server under the same name), as the browser's own same-origin rule says
+        parts = urlsplit(origin)
+        return parts.scheme.lower() == request.scheme and parts.netloc.lower() == request.host.lower()
     return True
 
 
@@ -220,6 +223,9 @@ def _identify() -> None:
 
 
 def _guard_writes() -> None:
+    if request.method == "OPTIONS" and (request.path == "/api" or request.path.startswith("/api/")):
+        # no CORS preflight is ever granted, and Flask's automatic empty 200 would look like one
+        raise Denied("The API answers no OPTIONS requests (no other site may call it); use GET or POST.", 405, "method")
     if request.method in SAFE_METHODS:
         return
     if not _same_origin():

@@ -29,7 +29,7 @@ from companion import numbers
 from companion.core import GameLog, all_rules, rules_for
 from companion.dice import parse_dice
 from companion.errors import N_, BecherError, IllegalAction, MalformedInput
-from web import access, lessons, live, memory, photos
+from web import access, lessons, live, memory, owners, photos
 from web.access import Denied, current_device
 from web.say import Message, message_of, say
 from web.store import GameRow, NotFound, Store, shown
@@ -220,6 +220,18 @@ def check_names(names: Any) -> None:
             fail(400, "malformed", "Player names may not hold control characters or line breaks; type them again.")
         if hidden_characters(name):
             fail(400, "malformed", "Player names may not hold invisible or text-direction characters; type them again.")
+
+
+def check_set_name(name: str) -> None:
+    """A dice set's name, checked as a player's is, in words about the dice (its length: ``lessons.set_name``)."""
+    if not _encodable(name):
+        fail(400, "malformed", "A name for the dice holds text that is not valid Unicode; type it again.")
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        fail(400, "malformed", "A name for the dice may not hold control characters or line breaks; type it again.")
+    if hidden_characters(name):
+        fail(
+            400, "malformed", "A name for the dice may not hold invisible or text-direction characters; type it again."
+        )
 
 
 def hidden_characters(text: str) -> bool:
@@ -454,14 +466,15 @@ def games_create() -> Response:
     public = flag(data, "public")
     bound_seats = flag(data, "bound_seats", True)
     check_names(players)
+    set_id = dice_set_id(data)
     try:
         log = GameLog.new(game, players, settings)
     except BecherError as exc:
         fail(400, "malformed", message_of(exc))
-    known = dice_set_of(data)
     store = store_of()
-    check_game_rate(store)
+    check_game_rate(store)  # before the saved set is looked at or unpacked: a refused request costs nothing
     try:
+        known = dice_set_of(set_id)
         view = store.create(log, current_device(), public, bound_seats=bound_seats, known=known)
     except BaseException:
         give_back_game(0)
@@ -535,6 +548,8 @@ def games_get(game_id: str) -> Response:
     extra: JSON = {}
     if request.args.get("log") in ("1", "true"):
         extra["log"] = store.log_rows(game_id)
+    if request.args.get("full") in ("1", "true"):  # every settled round, not only the last SHOWN_ROUNDS
+        return ok(game=store.full_game(game_id), you=access.you(store, row), **extra)
     return ok(game=encoded(store.game(game_id)), you=access.you(store, row), **extra)
 
 
@@ -686,6 +701,8 @@ def dice_shown(game_id: str) -> Response:
         taught = lessons.what_it_teaches(photo.reading, values, data["photo_dice"], data.get("not_dice"))
     except lessons.LessonError as exc:
         fail(400, "malformed", exc.message)
+    if not taught:  # [null, null]: nothing to learn, so nothing changes (no new revision for every device)
+        fail(400, "malformed", "The field 'photo_dice' names no die of the photo, so there is nothing to learn.")
     reader = dice_reader()
     if reader is None:
         fail(503, "busy", "The dice reader is not available on this server; the dice cannot be learned.")
@@ -700,48 +717,123 @@ def dice_shown(game_id: str) -> Response:
 
 @bp.get("/dice-sets")
 def dice_sets_list() -> Response:
-    return ok(sets=lessons.list_sets(store_of().conn()))
+    """The saved sets this device may start a game with (web/owners.py), each with whether it may change it."""
+    conn = store_of().conn()
+    return ok(sets=lessons.list_sets(conn, owners.usable_sets(conn, owners.asker())))
+
+
+def set_error(exc: lessons.LessonError) -> NoReturn:
+    fail(409 if exc.conflict else 400, "malformed", exc.message)
 
 
 @bp.post("/games/<game_id>/dice-set")
 def dice_set_save(game_id: str) -> Response:
-    """The dice this game's reader has learned, saved under a name to start another game with."""
+    """The dice this game's reader has learned, saved under a name to start another game with. A name this device
+    has saved already is refused (409 ``exists``) unless ``replace`` is true: then that set, this device's own, is
+    replaced; another device's set of the same name is never touched (names are unique per owner)."""
     store = store_of()
     access.require_write(store, game_row(game_id))
-    name = body().get("name")
+    data = body(example='{"name": "the red casino dice"}')
+    name = data.get("name")
     if not isinstance(name, str):
         fail(400, "malformed", "Name the dice in the field 'name' (for example \"the red casino dice\").")
-    check_names([name])
+    replace = flag(data, "replace")
+    check_set_name(name)
+    device, address = current_device(), str(request.remote_addr)
     try:
+        name = lessons.set_name(name)
         with store._write() as conn:
-            saved = lessons.save_set(conn, game_id, name, current_device())
+            existing = lessons.set_named(conn, device, name)
+            if existing is not None and not replace:
+                fail(
+                    409,
+                    "exists",
+                    Message(
+                        "Dice called {name} are saved already; replace them, or choose another name.",
+                        name=repr(lessons.set_name_of(conn, existing)),
+                    ),
+                )
+            packed = lessons.pack_game(conn, game_id)
+            owners.check_room(conn, device, address, len(packed.data), existing)
+            saved = lessons.keep_set(conn, packed, name, device, address, existing)
     except lessons.LessonError as exc:
-        fail(409 if exc.conflict else 400, "malformed", exc.message)
-    return ok(201, set=saved)
+        set_error(exc)
+    return ok(200 if existing is not None else 201, set=saved)
 
 
-@bp.delete("/dice-sets/<int:set_id>")
+@bp.post("/games/<game_id>/dice-set/update")
+def dice_set_update(game_id: str) -> Response:
+    """Saved dice that keep learning: the set this game started from takes what the game learned (the set's own
+    lessons and tonight's, the game's memory as it is now), once the game has ended; by the set's owner only."""
+    store = store_of()
+    row = game_row(game_id)
+    access.require_read(store, row)
+    body()  # nothing to say, but a body that is sent must be JSON
+    conn = store.conn()
+    memory_now = lessons.learned(conn, game_id)
+    set_id = memory_now["set_id"]
+    if set_id is None:
+        fail(409, "illegal", "This game did not start from saved dice; save its dice under a name instead.")
+    who = owners.asker()
+    owners.set_to_change(conn, who, set_id)
+    if row.status == "playing":
+        fail(409, "illegal", "This game is still being played; update the saved dice when it has ended.")
+    if memory_now["set_updated"]:
+        fail(409, "illegal", "The saved dice have learned this game's throws already.")
+
+    def keep(wconn: sqlite3.Connection, _row: GameRow) -> JSON:
+        """Inside the write: asked twice at once (two tablets' taps), the second finds it done and changes nothing."""
+        if lessons.learned(wconn, game_id)["set_updated"]:
+            fail(409, "illegal", "The saved dice have learned this game's throws already.")
+        try:
+            name = lessons.set_name_of(wconn, set_id)
+        except LookupError:
+            fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
+        packed = lessons.pack_game(wconn, game_id)
+        owner = wconn.execute("SELECT owner, address FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+        owners.check_room(wconn, str(owner[0]), str(owner[1]), len(packed.data), set_id)
+        return lessons.keep_set(wconn, packed, name, str(owner[0]), str(owner[1]), set_id)
+
+    try:
+        saved, view = store.learn_into_set(game_id, keep)
+    except lessons.LessonError as exc:
+        set_error(exc)
+    publish_game(view)
+    return ok(set=saved, game=encoded(view))
+
+
+@bp.delete("/dice-sets/<whole:set_id>")
 def dice_set_delete(set_id: int) -> Response:
     store = store_of()
-    row = store.conn().execute("SELECT owner FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
-    if row is None:
+    owners.set_to_change(store.conn(), owners.asker(), set_id)
+    try:
+        with store._write() as conn:
+            lessons.delete_set(conn, set_id)
+    except LookupError:
         fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
-    if row[0] != current_device():
-        fail(403, "forbidden", "Only the device that saved these dice can delete them.")
-    with store._write() as conn:
-        lessons.delete_set(conn, set_id)
     return ok(deleted=set_id)
 
 
-def dice_set_of(data: JSON) -> tuple[str, list[tuple[int, lessons.Lesson]]] | None:
-    """The saved dice a new game starts knowing (``dice_set``: a set's id), None where none is asked."""
-    set_id = data.get("dice_set")
+def dice_set_id(data: JSON) -> int | None:
+    """The saved dice a new game asks to start knowing (``dice_set``: a set's id), None where none is asked; its
+    range is checked here, the set itself only after the rate limits (``dice_set_of``)."""
+    if data.get("dice_set") is None:
+        return None
+    if isinstance(data["dice_set"], bool) or not isinstance(data["dice_set"], int):
+        fail(400, "malformed", "The field 'dice_set' must be the id of a saved set of dice.")
+    return whole(data, "dice_set")
+
+
+def dice_set_of(set_id: int | None) -> lessons.Known | None:
+    """The saved set's lessons, for a device that may use it (web/owners.py; 404 for any other), unpacked once per
+    version of the set (``lessons.Unpacked``)."""
     if set_id is None:
         return None
-    if isinstance(set_id, bool) or not isinstance(set_id, int):
-        fail(400, "malformed", "The field 'dice_set' must be the id of a saved set of dice.")
+    conn = store_of().conn()
+    owners.set_to_use(conn, owners.asker(), set_id)
+    unpacked: lessons.Unpacked = current_app.extensions["becher.sets"]
     try:
-        return lessons.set_rows(store_of().conn(), set_id)
+        return unpacked.get(conn, set_id)
     except LookupError:
         fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
 
@@ -794,9 +886,9 @@ def games_rematch(game_id: str) -> Response:
         old_members = store.members(game_id)
         members = [(m["device"], "player", m["name"]) for m in old_members]
         seats = {m["device"]: m["seat"] for m in old_members if m["seat"] is not None}
-        known = lessons.known_of(store.conn(), game_id)  # the same dice on the same table: the reader knows them
-        check_game_rate(store)
+        check_game_rate(store)  # before the old game's lessons are read
         try:
+            known = lessons.known_of(store.conn(), game_id)  # the same dice on the same table: the reader knows them
             made = store.create(log, row.owner, row.public, members, row.bound_seats, seats, known)
         except BaseException:
             give_back_game(0)
@@ -869,6 +961,8 @@ def seat_set(game_id: str) -> Response:
     row = game_row(game_id)
     access.require_write(store, row)
     data = body(example='{"seat": 1}')
+    if "seat" not in data:  # {} would free the seat: a body must say which seat (null for none)
+        fail(400, "malformed", "Send the field 'seat': a seat of the game, or null for none.")
     device = data.get("device", current_device())
     if not isinstance(device, str):
         fail(400, "malformed", "The field 'device' must be a device id from the game's members.")

@@ -14,8 +14,10 @@ from typing import Any
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import BaseConverter, ValidationError
 
 import web.pages
+from companion import numbers
 from web import access, api, camera_api, lessons, live, photos
 from web.say import say
 from web.store import Store
@@ -40,6 +42,23 @@ HTTP_MESSAGES = {
     405: "This address does not take this kind of request; use the method docs/api.md names.",
     413: "What was sent is too large (photos up to 20 MB, other data up to 1 MB); send something smaller.",
 }
+
+
+class WholeConverter(BaseConverter):
+    """``<whole:n>`` in a route: ASCII digits only (werkzeug's ``int`` takes any Unicode digit) read by
+    companion/numbers.py within JSON's safe integers; anything else is no such address (404), never a number too
+    large for SQLite (a 500)."""
+
+    regex = r"[0-9]+"
+
+    def to_python(self, value: str) -> int:
+        number = numbers.whole_text(value, 0, numbers.LARGEST)
+        if number is None:
+            raise ValidationError()
+        return number
+
+    def to_url(self, value: Any) -> str:
+        return str(int(value))
 
 
 def data_dir() -> Path:
@@ -95,11 +114,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["becher.store"] = store
     app.extensions["becher.readers"] = readers
     app.extensions["becher.memories"] = lessons.Memories()
+    app.extensions["becher.sets"] = lessons.Unpacked()  # saved dice sets unpacked, once per version
     app.extensions["becher.decode"] = photos.DecodeSlots(
         int(app.config["DECODE_SLOTS"]), int(app.config["DECODE_PIXELS"]), float(app.config["DECODE_WAIT"])
     )
     app.extensions["becher.hub"] = hub
 
+    app.url_map.converters["whole"] = WholeConverter
     access.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(camera_api.bp)
@@ -128,7 +149,10 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(api.ApiError)
     def _api_error(exc: api.ApiError) -> Response:
-        return exc.response()
+        if _is_api():
+            return exc.response()
+        # a page's bad query (the history's ?player=²): its sentence as plain text, never as HTML it could hold
+        return Response(say(exc.message), status=exc.status, mimetype="text/plain")
 
     @app.errorhandler(access.Denied)
     def _denied(exc: access.Denied) -> Response | tuple[str, int]:

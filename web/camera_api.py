@@ -301,6 +301,8 @@ def watch() -> Response:
     them without waiting for a tap.
     """
     data = body(example='{"game": null}')
+    if "game" not in data:  # {} or {"auto_confirm": true} would stop watching: the body must name the game
+        fail(400, "malformed", "Send the field 'game': the id of the game to watch, or null to stop.")
     game_id = data.get("game")
     hub = camera_of()
     auto = flag(data, "auto_confirm", hub.session.config.auto_confirm)

@@ -210,12 +210,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
     except Unusable as exc:
         return _error(str(exc))
     try:
-        ids = []
+        ids: list[int] = []
         for name in args.player or []:
-            row = store.conn().execute("SELECT id FROM players WHERE key = ?", (player_key(name),)).fetchone()
-            if row is None:
+            # the host's own view: every device's player of that name (names are unique per device only)
+            rows = store.conn().execute("SELECT id FROM players WHERE key = ?", (player_key(name),)).fetchall()
+            if not rows:
                 return _error(_unknown_player(name, [p.name for p in players(store.conn())]))
-            ids.append(int(row[0]))
+            ids.extend(int(r[0]) for r in rows)
         flt = Filter(tuple(ids), args.game, args.since, args.until, args.game_id, args.dice)
         print(json.dumps({"ok": True, "stats": figures(store, flt)}, ensure_ascii=False, indent=1))
     finally:

@@ -52,6 +52,24 @@ TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
     b"Content-Length: 39\r\nConnection: close\r\n\r\nThe request's headers are far too long."
 )
+_TOO_LARGE_JSON = (
+    b'{"ok": false, "error": "The request\'s headers are far too long (at most 64 KB); send fewer or shorter ones.", '
+    b'"status": 431, "code": "too_large"}'
+)
+TOO_LARGE_API = (  # the API's one error shape (docs/api.md), in English: the gate answers before any language is known
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
+    + f"Content-Length: {len(_TOO_LARGE_JSON)}\r\nConnection: close\r\n\r\n".encode()
+    + _TOO_LARGE_JSON
+)
+
+
+def too_large(head: bytes | bytearray) -> bytes:
+    """The 431 answer for a request whose head starts with ``head``: JSON under /api, else plain text."""
+    line = bytes(head[:2048]).split(b"\r\n", 1)[0].split(b" ")
+    path = line[1] if len(line) > 1 else b""
+    if path.startswith(b"http://") or path.startswith(b"https://"):  # an absolute form: its path
+        path = b"/" + path.split(b"/", 3)[-1] if path.count(b"/") >= 3 else b"/"
+    return TOO_LARGE_API if path == b"/api" or path.startswith((b"/api/", b"/api?")) else TOO_LARGE
 
 
 def head_end(buf: bytes | bytearray) -> int:
@@ -271,7 +289,7 @@ class Gate(_Manager):  # type: ignore[misc]
         with contextlib.suppress(KeyError, ValueError, OSError):
             self._selector.unregister(fd)
         with contextlib.suppress(OSError):
-            waiting.sock.send(TOO_LARGE)
+            waiting.sock.send(too_large(waiting.buf))
             waiting.sock.shutdown(socket.SHUT_WR)
         waiting.close()
 

@@ -37,7 +37,6 @@ BEFORE = 10_000_000  # lessons a game starts with are numbered this far before i
 NOT_A_DIE = 6  # vision.memory.NOT_A_DIE (kept here so that the server imports no numpy-heavy reader to count)
 SET_NAME_LIMIT = 40  # characters of a dice set's name
 CACHED = 16  # games whose memory is kept built
-MAX_SETS = 100  # saved dice sets a server keeps (each up to 1.4 MB): a device cannot fill the disk with them
 
 
 class LessonError(ValueError):
@@ -72,6 +71,10 @@ def keep_lessons(conn: sqlite3.Connection, game_id: str, n: int, lessons: Sequen
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views) for x in lessons],
     )
+    _keep_limit(conn, game_id)
+
+
+def _keep_limit(conn: sqlite3.Connection, game_id: str) -> None:
     (count,) = conn.execute("SELECT COUNT(*) FROM lessons WHERE game_id = ?", (game_id,)).fetchone()
     if count > LIMIT:
         conn.execute(
@@ -96,13 +99,23 @@ def forget_after(conn: sqlite3.Connection, game_id: str, n: int) -> None:
 
 
 def learned(conn: sqlite3.Connection, game_id: str) -> JSON:
-    """What the table page says the reader knows: dice seen, corrections among them, the saved set it began with."""
-    seen, corrected = conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(corrected), 0) FROM lessons WHERE game_id = ? AND face < ?",
-        (game_id, NOT_A_DIE),
+    """What the table page says the reader knows: dice seen, corrections among them, the saved set it began with
+    (``set``, ``set_id``), the dice it learned in this game beyond the set (``new``), and whether the set was updated
+    with them (``set_updated``)."""
+    seen, corrected, new = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(corrected), 0), COALESCE(SUM(n > ?), 0) FROM lessons"
+        " WHERE game_id = ? AND face < ?",
+        (-BEFORE, game_id, NOT_A_DIE),
     ).fetchone()
-    row = conn.execute("SELECT set_name FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
-    return {"seen": int(seen), "corrected": int(corrected), "set": row[0] if row and row[0] else None}
+    row = conn.execute("SELECT set_name, set_id, taught FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
+    return {
+        "seen": int(seen),
+        "corrected": int(corrected),
+        "set": row[0] if row and row[0] else None,
+        "set_id": int(row[1]) if row and row[1] is not None else None,
+        "new": int(new),
+        "set_updated": bool(row and row[2]),
+    }
 
 
 def game_lessons(conn: sqlite3.Connection, game_id: str) -> list[tuple[int, Lesson]]:
@@ -113,33 +126,69 @@ def game_lessons(conn: sqlite3.Connection, game_id: str) -> list[tuple[int, Less
     return [(int(r[0]), Lesson(int(r[1]), int(r[2]), bool(r[3]), float(r[4]), r[5], r[6], bytes(r[7]))) for r in rows]
 
 
-def start_knowing(conn: sqlite3.Connection, game_id: str, name: str, rows: Sequence[tuple[int, Lesson]]) -> None:
+@dataclass(frozen=True)
+class Known:
+    """What a new game starts knowing: the lessons of a saved set (``set_id``) or of the old game in a rematch, with
+    the name shown for them."""
+
+    name: str
+    rows: Sequence[tuple[int, Lesson]]
+    set_id: int | None = None
+
+
+def start_knowing(conn: sqlite3.Connection, game_id: str, known: Known) -> None:
     """A new game's first lessons (``rows`` numbered in their own order), before any of its actions."""
-    if name:
-        conn.execute("INSERT OR REPLACE INTO game_dice (game_id, set_name) VALUES (?, ?)", (game_id, name))
-    if not rows:
+    if known.name:
+        conn.execute(
+            "INSERT OR REPLACE INTO game_dice (game_id, set_name, set_id) VALUES (?, ?, ?)",
+            (game_id, known.name, known.set_id),
+        )
+    if not known.rows:
         return
-    last = max(n for n, _ in rows)
-    for n, lesson in rows:
-        keep_lessons(conn, game_id, n - last - BEFORE, [lesson])
+    last = max(n for n, _ in known.rows)
+    conn.executemany(
+        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (game_id, n - last - BEFORE, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views)
+            for n, x in known.rows
+        ],
+    )
+    _keep_limit(conn, game_id)
 
 
-def known_of(conn: sqlite3.Connection, game_id: str) -> tuple[str, list[tuple[int, Lesson]]]:
-    """What a rematch of ``game_id`` starts knowing: its lessons, under the name of the set it began with."""
-    row = conn.execute("SELECT set_name FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
-    return (row[0] if row else ""), game_lessons(conn, game_id)
+def known_of(conn: sqlite3.Connection, game_id: str) -> Known:
+    """What a rematch of ``game_id`` starts knowing: its lessons, under the name of the set it began with (and that
+    set, so that the rematch may update it too)."""
+    row = conn.execute("SELECT set_name, set_id FROM game_dice WHERE game_id = ?", (game_id,)).fetchone()
+    return Known(row[0] if row else "", game_lessons(conn, game_id), row[1] if row else None)
 
 
 # ---------------------------------------------------------------------------------------------- dice sets
 
 
-def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> JSON:
-    """The game's lessons as a named set (a set of that name is replaced); refused while it has learned nothing."""
+@dataclass(frozen=True)
+class Packed:
+    """A game's lessons as a saved set holds them (of the model and kind it saw last)."""
+
+    kind: str
+    model: str
+    seen: int
+    data: bytes
+
+
+def set_name(name: str) -> str:
+    """A set's name as kept (spaces collapsed); LessonError for one empty or too long."""
     name = " ".join(name.split())
     if not name:
         raise LessonError(Message("Give the dice a name."))
     if len(name) > SET_NAME_LIMIT:
         raise LessonError(Message("A name for the dice is at most {n} characters.", n=SET_NAME_LIMIT))
+    return name
+
+
+def pack_game(conn: sqlite3.Connection, game_id: str) -> Packed:
+    """The game's lessons packed as a set; refused (409) while it has learned nothing."""
     rows = game_lessons(conn, game_id)
     dice = [x for _, x in rows if x.face != NOT_A_DIE]
     if not dice:
@@ -148,33 +197,84 @@ def save_set(conn: sqlite3.Connection, game_id: str, name: str, owner: str) -> J
         )
     model, kind = dice[-1].model, dice[-1].kind
     rows = [(n, x) for n, x in rows if x.model == model and x.kind == kind]
-    data = _pack(rows)
-    now = time.time()
-    conn.execute("DELETE FROM dice_sets WHERE name = ?", (name,))
-    (count,) = conn.execute("SELECT COUNT(*) FROM dice_sets").fetchone()
-    if count >= MAX_SETS:
-        raise LessonError(
-            Message("{n} sets of dice are saved, as many as this server keeps; forget one first.", n=MAX_SETS),
-            conflict=True,
+    return Packed(kind, model, sum(1 for _, x in rows if x.face != NOT_A_DIE), _pack(rows))
+
+
+def set_named(conn: sqlite3.Connection, owner: str, name: str) -> int | None:
+    """The id of the owner's set of this name (whatever its case), or None: names are unique per owner only."""
+    key = name.casefold()
+    for set_id, other in conn.execute("SELECT id, name FROM dice_sets WHERE owner = ?", (owner,)):
+        if str(other).casefold() == key:
+            return int(set_id)
+    return None
+
+
+def keep_set(
+    conn: sqlite3.Connection, packed: Packed, name: str, owner: str, address: str, set_id: int | None
+) -> JSON:
+    """Keep ``packed`` as a new set of ``owner``, or as the new content of the owner's set ``set_id`` (same id, so
+    games started from it keep pointing at it; its version goes up, so no unpacked copy of before is used)."""
+    if set_id is None:
+        cur = conn.execute(
+            "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created, address)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, packed.kind, packed.model, owner, packed.seen, packed.data, time.time(), address),
         )
-    cur = conn.execute(
-        "INSERT INTO dice_sets (name, kind, model, owner, seen, data, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (name, kind, model, owner, sum(1 for _, x in rows if x.face != NOT_A_DIE), data, now),
-    )
-    return set_json(conn, int(cur.lastrowid or 0))
+        set_id = int(cur.lastrowid or 0)
+    else:
+        conn.execute(
+            "UPDATE dice_sets SET name = ?, kind = ?, model = ?, seen = ?, data = ?, version = version + 1"
+            " WHERE id = ?",
+            (name, packed.kind, packed.model, packed.seen, packed.data, set_id),
+        )
+    return set_json(conn, set_id)
 
 
-def set_json(conn: sqlite3.Connection, set_id: int) -> JSON:
+def set_json(conn: sqlite3.Connection, set_id: int, mine: bool = True) -> JSON:
     r = conn.execute("SELECT id, name, kind, seen, created FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
     if r is None:
         raise LookupError(set_id)
     created = datetime.fromtimestamp(float(r[4]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"id": int(r[0]), "name": r[1], "kind": r[2], "seen": int(r[3]), "created": created}
+    return {"id": int(r[0]), "name": r[1], "kind": r[2], "seen": int(r[3]), "created": created, "mine": mine}
 
 
-def list_sets(conn: sqlite3.Connection) -> list[JSON]:
+def list_sets(conn: sqlite3.Connection, usable: dict[int, bool]) -> list[JSON]:
+    """The sets ``usable`` names (id: whether the asking device may change it), by name."""
     ids = [int(r[0]) for r in conn.execute("SELECT id FROM dice_sets ORDER BY name COLLATE NOCASE, id")]
-    return [set_json(conn, i) for i in ids]
+    return [set_json(conn, i, usable[i]) for i in ids if i in usable]
+
+
+def set_name_of(conn: sqlite3.Connection, set_id: int) -> str:
+    r = conn.execute("SELECT name FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+    if r is None:
+        raise LookupError(set_id)
+    return str(r[0])
+
+
+class Unpacked:
+    """Saved sets unpacked, the last ``CACHED`` (a set of 480 lessons takes a few ms to unpack, once per version)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[int, int], tuple[str, list[tuple[int, Lesson]]]] = OrderedDict()
+
+    def get(self, conn: sqlite3.Connection, set_id: int) -> Known:
+        """A saved set's name and lessons; LookupError where there is none."""
+        r = conn.execute("SELECT version FROM dice_sets WHERE id = ?", (set_id,)).fetchone()
+        if r is None:
+            raise LookupError(set_id)
+        key = (set_id, int(r[0]))
+        with self._lock:
+            hit = self._kept.get(key)
+            if hit is not None:
+                self._kept.move_to_end(key)
+                return Known(hit[0], hit[1], set_id)
+        name, rows = set_rows(conn, set_id)
+        with self._lock:
+            self._kept[key] = (name, rows)
+            while len(self._kept) > CACHED:
+                self._kept.popitem(last=False)
+        return Known(name, rows, set_id)
 
 
 def set_rows(conn: sqlite3.Connection, set_id: int) -> tuple[str, list[tuple[int, Lesson]]]:
@@ -210,24 +310,28 @@ def _pack(rows: Sequence[tuple[int, Lesson]]) -> bytes:
 
 
 def _unpack(data: bytes) -> list[tuple[int, Lesson]]:
+    """Each array read from the archive once (``z[name]`` decompresses it again on every access: indexing it per
+    lesson cost seconds for a set of 480)."""
     import io
 
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        return [
-            (
-                int(z["n"][i]),
-                Lesson(
-                    int(z["k"][i]),
-                    int(z["face"][i]),
-                    bool(z["corrected"][i]),
-                    float(z["side"][i]),
-                    str(z["kind"][i]),
-                    str(z["model"][i]),
-                    z["views"][i].astype(np.float16).tobytes(),
-                ),
-            )
-            for i in range(len(z["n"]))
-        ]
+        arrays = {name: z[name] for name in ("n", "k", "face", "corrected", "side", "kind", "model", "views")}
+    views = arrays["views"].astype(np.float16)
+    return [
+        (
+            int(arrays["n"][i]),
+            Lesson(
+                int(arrays["k"][i]),
+                int(arrays["face"][i]),
+                bool(arrays["corrected"][i]),
+                float(arrays["side"][i]),
+                str(arrays["kind"][i]),
+                str(arrays["model"][i]),
+                views[i].tobytes(),
+            ),
+        )
+        for i in range(len(arrays["n"]))
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- a throw's lessons

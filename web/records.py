@@ -2,7 +2,9 @@
 (rename, merge), the history, the statistics and the dice's fairness, and the CSV exports.
 
 A device sees the games it may read (owned, joined, public; every game from the host's own browser) and the players
-who sat in them; it may rename and merge those players. Nothing here changes a game.
+who sat in them; it may rename and merge only its own players (web/owners.py). Nothing here changes a game. Every
+number of a query string is read by companion/numbers.py (ASCII digits, with a range; the players of a statistics
+query each once, at most ``owners.STATS_PLAYERS``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
+from companion import numbers
 from companion.core import all_rules, rules_for
 from companion.errors import BecherError
-from web import access
+from web import access, owners
 from web.api import body, fail, ok, store_of, whole
 from web.history import history_csv, lines, throws_csv
-from web.players import PlayerError, merge, players, rename
+from web.players import PlayerError, merge, rename
 from web.say import Message
-from web.stats import Filter, figures, visible_games
+from web.stats import Filter, figures
 
 bp = Blueprint("records", __name__, url_prefix="/api")
 
@@ -36,8 +39,13 @@ def _limit_body() -> None:
 
 
 def visible() -> list[str]:
-    store = store_of()
-    return visible_games(store.conn(), access.current_device(), access.is_local())
+    return owners.visible_games(store_of().conn(), owners.asker())
+
+
+def players_json() -> list[JSON]:
+    """The players this device sees, each with whether it may rename and merge it (``mine``)."""
+    who = owners.asker()
+    return [p.to_json(owners.may_change(who, p)) for p in owners.visible_players(store_of().conn(), who)]
 
 
 def game_name(game: str) -> str:
@@ -51,17 +59,25 @@ def _player_arg(args: Mapping[str, str], name: str = "player") -> int | None:
     raw = args.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    number = numbers.whole_text(raw)
+    if number is None:
         fail(400, "malformed", Message("The parameter '{name}' must be a player's number.", name=name))
-    return int(raw)
+    return number
 
 
 def stats_filter(args: Mapping[str, str]) -> Filter:
-    """The filter of the statistics from query parameters, each refused by name when it cannot be read."""
-    raw = args.get("players", "").replace(" ", ",")
-    ids = [t for t in raw.split(",") if t]
-    if any(not t.isdigit() for t in ids):
+    """The filter of the statistics from query parameters, each refused by name when it cannot be read: the players
+    each once (a list repeated 13,000 times is one player), at most ``owners.STATS_PLAYERS`` of them, each one this
+    device sees (else 404, as for none); a ``game_id`` of a game it may read."""
+    ids = numbers.wholes_text(args.get("players", ""))
+    if ids is None:
         fail(400, "malformed", "The parameter 'players' lists players' numbers separated by commas.")
+    owners.players_to_show(store_of().conn(), owners.asker(), ids)
+    game_id = args.get("game_id") or None
+    if game_id is not None and game_id not in visible():
+        fail(
+            404, "not_found", Message("There is no game {game_id}; pick one from the list.", game_id=repr(game_id[:24]))
+        )
     game = args.get("game") or None
     if game is not None and game not in {r.id for r in all_rules()}:
         fail(400, "malformed", Message("There is no game {game}; pick one from the list.", game=repr(game[:24])))
@@ -72,14 +88,7 @@ def stats_filter(args: Mapping[str, str]) -> Filter:
     dice = args.get("dice") or None
     if dice is not None and dice not in ("pip", "poker"):
         fail(400, "malformed", "The parameter 'dice' must be 'pip' or 'poker'.")
-    return Filter(
-        tuple(int(t) for t in ids),
-        game,
-        args.get("since") or None,
-        args.get("until") or None,
-        args.get("game_id") or None,
-        dice,
-    )
+    return Filter(tuple(ids), game, args.get("since") or None, args.get("until") or None, game_id, dice)
 
 
 def _attachment(text: str, filename: str) -> Response:
@@ -92,12 +101,7 @@ def _attachment(text: str, filename: str) -> Response:
 
 @bp.get("/players")
 def players_list() -> Response:
-    return ok(players=[p.to_json() for p in players(store_of().conn(), visible())])
-
-
-def _visible_player(player_id: int) -> None:
-    if player_id not in {p.id for p in players(store_of().conn(), visible())}:
-        fail(404, "not_found", Message("There is no player {player}; pick one from the list.", player=player_id))
+    return ok(players=players_json())
 
 
 def _player_error(exc: PlayerError) -> None:
@@ -105,7 +109,7 @@ def _player_error(exc: PlayerError) -> None:
     fail(status, exc.code, exc.message)
 
 
-@bp.post("/players/<int:player_id>")
+@bp.post("/players/<whole:player_id>")
 def players_rename(player_id: int) -> Response:
     from web.api import check_names
 
@@ -114,29 +118,29 @@ def players_rename(player_id: int) -> Response:
     if not isinstance(name, str) or not name.strip():
         fail(400, "malformed", "Send the player's new name in the field 'name'.")
     check_names([name])
-    _visible_player(player_id)
     store = store_of()
+    owners.player_to_change(store.conn(), owners.asker(), player_id)
     try:
         with store._write() as conn:
             rename(conn, player_id, name)
     except PlayerError as exc:
         _player_error(exc)
-    return ok(players=[p.to_json() for p in players(store.conn(), visible())])
+    return ok(players=players_json())
 
 
-@bp.post("/players/<int:player_id>/merge")
+@bp.post("/players/<whole:player_id>/merge")
 def players_merge(player_id: int) -> Response:
     data = body()
     into = whole(data, "into")
-    _visible_player(player_id)
-    _visible_player(into)
     store = store_of()
+    owners.player_to_change(store.conn(), owners.asker(), player_id)
+    owners.player_to_change(store.conn(), owners.asker(), into)
     try:
         with store._write() as conn:
             merge(conn, player_id, into)
     except PlayerError as exc:
         _player_error(exc)
-    return ok(players=[p.to_json() for p in players(store.conn(), visible())])
+    return ok(players=players_json())
 
 
 @bp.get("/history")
@@ -170,7 +174,12 @@ def game_throws_export(game_id: str) -> Response:
 
 @bp.get("/stats")
 def stats() -> Response:
-    return ok(stats=figures(store_of(), stats_filter(request.args), visible()))
+    return ok(stats=figures(store_of(), stats_filter(request.args), visible(), visible_names()))
+
+
+def visible_names() -> dict[int, str]:
+    """The names of the players this device sees: the only ones the statistics name."""
+    return {p.id: p.name for p in owners.visible_players(store_of().conn(), owners.asker())}
 
 
 @bp.get("/games/<game_id>/block.csv")

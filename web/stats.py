@@ -40,7 +40,7 @@ HAND_GAMES = frozenset({"bone", "classic", "pokerdice"})  # games whose hands ar
 LOWER_IS_BETTER = frozenset({"classic"})  # its score counts strikes
 MAX_THROWS = 3
 
-__all__ = ["Filter", "digest_of", "digests", "figures", "hand_odds", "visible_games", "warm_digests"]
+__all__ = ["Filter", "digest_of", "digests", "figures", "hand_odds", "warm_digests"]
 
 
 # ---------------------------------------------------------------------------------------------- one game
@@ -149,16 +149,6 @@ def categories(game: str) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------------------------- stored games
-
-
-def visible_games(conn: sqlite3.Connection, device: str, everything: bool) -> list[str]:
-    """The games a device may look at (as the store's list: owned, joined, public; all for the host's browser)."""
-    rows = conn.execute(
-        "SELECT g.id FROM games g LEFT JOIN members m ON m.game_id = g.id AND m.device = ?"
-        " WHERE ? OR m.device IS NOT NULL OR g.public",
-        (device, everything),
-    ).fetchall()
-    return [str(r[0]) for r in rows]
 
 
 def digests(store: Any, game_ids: Iterable[str] | None = None) -> dict[str, JSON]:
@@ -350,13 +340,17 @@ def _player_figures(pid: int, name: str, games: list[JSON]) -> JSON:
     }
 
 
-def figures(store: Any, flt: Filter, game_ids: Iterable[str] | None = None) -> JSON:
-    """Every figure of the statistics page for the games in ``game_ids`` (all without) that ``flt`` keeps."""
+def figures(
+    store: Any, flt: Filter, game_ids: Iterable[str] | None = None, names: Mapping[int, str] | None = None
+) -> JSON:
+    """Every figure of the statistics page for the games in ``game_ids`` (all without) that ``flt`` keeps, about
+    the players in ``names`` (id: name; every player without): a device is told of no other."""
     from web.players import players as all_players
 
     dig = digests(store, game_ids)
     games = sorted((d for d in dig.values() if flt.keeps(d)), key=lambda d: d["created"])
-    names = {p.id: p.name for p in all_players(store.conn())}
+    if names is None:
+        names = {p.id: p.name for p in all_players(store.conn())}
     chosen = list(flt.players)
     if not chosen:
         counts: Counter[int] = Counter(p for g in games for p in g["players"] if p is not None)

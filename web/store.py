@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +25,7 @@ from typing import Any
 
 from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
-from web.lessons import Lesson, forget_after, keep_lessons, keep_shown, learned
+from web.lessons import Known, Lesson, forget_after, keep_lessons, keep_shown, learned
 
 JSON = dict[str, Any]
 
@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS actions (
     at REAL NOT NULL,
     PRIMARY KEY (game_id, n)
 );
+CREATE INDEX IF NOT EXISTS actions_photos ON actions(game_id, n) WHERE photo_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS members (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     device TEXT NOT NULL,
@@ -81,8 +82,10 @@ CREATE INDEX IF NOT EXISTS members_device ON members(device);
 CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
-    key TEXT NOT NULL UNIQUE,
-    created REAL NOT NULL
+    key TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    UNIQUE (owner, key)
 );
 CREATE TABLE IF NOT EXISTS game_players (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
@@ -111,11 +114,16 @@ CREATE TABLE IF NOT EXISTS dice_sets (
     owner TEXT NOT NULL,
     seen INTEGER NOT NULL,
     data BLOB NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    address TEXT NOT NULL DEFAULT '',
+    version INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS dice_sets_owner ON dice_sets(owner);
 CREATE TABLE IF NOT EXISTS game_dice (
     game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
-    set_name TEXT NOT NULL
+    set_name TEXT NOT NULL,
+    set_id INTEGER,
+    taught INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS digests (
     game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
@@ -129,6 +137,9 @@ CREATE TABLE IF NOT EXISTS digests (
 ADDED_COLUMNS = {
     "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0", "rematch": "TEXT"},
     "members": {"seat": "INTEGER"},
+    "players": {"owner": "TEXT NOT NULL DEFAULT ''"},  # then each entry goes to its device (web/players.py)
+    "dice_sets": {"address": "TEXT NOT NULL DEFAULT ''", "version": "INTEGER NOT NULL DEFAULT 0"},
+    "game_dice": {"set_id": "INTEGER", "taught": "INTEGER NOT NULL DEFAULT 0"},
 }
 
 # Letters and digits that cannot be confused when read off a tablet across the table.
@@ -136,8 +147,13 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CACHED_GAMES = 64  # folded logs kept in memory; older games fold again when opened
 LONG_HISTORY = 64  # settled rounds from which a view's text is joined from each round's text kept
+SHOWN_ROUNDS = 40  # settled rounds a game's answer carries (a block's worth); the rest on request (``full``)
 CACHED_ROUNDS = 50_000  # rounds' texts kept (a few hundred bytes each; a 1 MB log has 6,000 rounds)
 ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+# SQLite's page cache per connection, in KB. The server has a connection per thread (64 under `becher serve`), each
+# filling its own cache with the photos it wrote and read (SQLite's default is 2 MB: up to 128 MB in all as more
+# threads take turns); the operating system caches the file anyway.
+CONNECTION_CACHE_KB = 256
 
 
 class StoreError(Exception):
@@ -279,6 +295,36 @@ def _setup_from_json(data: Mapping[str, Any]) -> Setup:
     return Setup(str(data["game"]), tuple(data["players"]), tuple(dict(data["settings"]).items()))
 
 
+def extra_rounds(rounds: Sequence[Any]) -> int:
+    """How many of these settled rounds were extra rounds (played again for equal totals)."""
+    return sum(1 for r in rounds if isinstance(r, dict) and r.get("kind") == "extra")
+
+
+def trimmed(state: JSON, count_extra: Callable[[list[Any]], int] = extra_rounds) -> JSON:
+    """A game's summary with at most SHOWN_ROUNDS settled rounds in its view's ``history`` (the newest), and
+    ``history_left_out``: how many older rounds were left out (``rounds``) and how many of them were extra rounds
+    (``extra``, counted by ``count_extra``), which the words of the outcome count; each standing's points per round
+    (``rounds``) are cut the same way. A shorter history is left as it is (and says nothing)."""
+    view = state.get("view")
+    history = view.get("history") if isinstance(view, dict) else None
+    if not isinstance(history, list) or len(history) <= SHOWN_ROUNDS:
+        return state
+    assert isinstance(view, dict)
+    cut = len(history) - SHOWN_ROUNDS
+    left_out = {"rounds": cut, "extra": count_extra(history[:cut])}
+    standings = [
+        {**s, "rounds": s["rounds"][-SHOWN_ROUNDS:]}
+        if isinstance(s, dict) and isinstance(s.get("rounds"), list) and len(s["rounds"]) > SHOWN_ROUNDS
+        else s
+        for s in state.get("standings") or []
+    ]
+    return {
+        **state,
+        "standings": standings,
+        "view": {**view, "history": history[cut:], "history_left_out": left_out},
+    }
+
+
 ACTION_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # an action row as json.dumps writes it, made faster
 LOOSE_PHOTOS = 60  # photos per game that no confirmed throw uses, kept newest first
 
@@ -303,6 +349,7 @@ class Store:
         self._views: dict[str, tuple[int, JSON]] = {}
         self._texts: dict[str, tuple[JSON, str]] = {}  # a view and its JSON text
         self._rounds: dict[int, tuple[Any, str]] = {}  # a settled round's view (by identity) and its JSON text
+        self._extra: dict[str, tuple[int, Any, int]] = {}  # rounds left out of an answer, the last, extra ones
         self._token = secrets.token_hex(16)  # stands in for a long history while the rest of a view is encoded
         try:
             self._open()
@@ -356,8 +403,9 @@ class Store:
                 "so no game is lost; keep it on a local disk, not a network share."
             )
         conn.executescript(SCHEMA)
-        from web.players import link_unlinked
+        from web.players import link_unlinked, own_players
 
+        own_players(conn)  # players were everyone's before issue 60: each goes to the device whose games it sat in
         with self._write() as wconn:  # games of an older Becher get their players remembered (web/players.py)
             link_unlinked(wconn)
 
@@ -383,6 +431,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA busy_timeout=15000")
+            conn.execute(f"PRAGMA cache_size=-{CONNECTION_CACHE_KB}")
             self._local.conn = conn
             with self._all_lock:
                 self._all.append(conn)
@@ -513,8 +562,11 @@ class Store:
         )
         return {str(r["n"]): r["photo_id"] for r in rows}
 
-    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog | Folded) -> JSON:
+    def _game_json(self, conn: sqlite3.Connection, row: GameRow, log: GameLog | Folded, full: bool = False) -> JSON:
+        """The game as the API shows it: what a page shows, so a tie replayed 2,000 times answers its last
+        ``SHOWN_ROUNDS`` rounds, not megabytes (``trimmed``); ``full`` for every settled round."""
         rules = log.rules
+        state = log.summary()
         return {
             "id": row.id,
             "game": row.game,
@@ -529,7 +581,7 @@ class Store:
             "rematch": row.rematch,
             "photos": self._photo_map(conn, row.id),
             "memory": learned(conn, row.id),
-            "state": log.summary(),
+            "state": state if full else trimmed(state, self._extra_counter(row.id)),
         }
 
     def game(self, game_id: str) -> JSON:
@@ -547,12 +599,46 @@ class Store:
                 self._trim()
         return view
 
-    def log_rows(self, game_id: str) -> list[JSON]:
+    def _extra_counter(self, game_id: str) -> Callable[[list[Any]], int]:
+        """``extra_rounds`` of a game's rounds left out, counted on from the last count (a write to a tie replayed
+        2,000 times adds a round at the end, so only the rounds newly left out are counted)."""
+
+        def count(left: list[Any]) -> int:
+            with self._cache_lock:
+                kept = self._extra.get(game_id)
+            if kept is not None and 0 < kept[0] <= len(left) and left[kept[0] - 1] is kept[1]:
+                extra = kept[2] + extra_rounds(left[kept[0] :])
+            else:
+                extra = extra_rounds(left)
+            if left:
+                with self._cache_lock:
+                    self._extra[game_id] = (len(left), left[-1], extra)
+                    while len(self._extra) > CACHED_GAMES:
+                        self._extra.pop(next(iter(self._extra)))
+            return extra
+
+        return count
+
+    def full_game(self, game_id: str) -> JSON:
+        """The game with every settled round (``GET /api/games/<id>?full=1``): made on request, never cached."""
+        with self._read() as conn:
+            row = self._row(conn, game_id)
+            return self._game_json(conn, row, self._folded(conn, row), full=True)
+
+    def log_rows(self, game_id: str, last: int | None = None) -> list[JSON]:
+        """The game's log rows, oldest first; ``last``: only the newest that many (a page's few recent lines of a
+        game of 20,000 actions read 8 rows, not 20,000)."""
         with self._read() as conn:
             self._row(conn, game_id)
-            rows = conn.execute(
-                "SELECT n, action, photo_id, device, at FROM actions WHERE game_id = ? ORDER BY n", (game_id,)
-            ).fetchall()
+            if last is None:
+                rows = conn.execute(
+                    "SELECT n, action, photo_id, device, at FROM actions WHERE game_id = ? ORDER BY n", (game_id,)
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT n, action, photo_id, device, at FROM actions WHERE game_id = ? ORDER BY n DESC LIMIT ?",
+                    (game_id, last),
+                ).fetchall()[::-1]
         return [
             {
                 "n": r["n"],
@@ -670,7 +756,7 @@ class Store:
         members: Sequence[tuple[str, str, str]] = (),
         bound_seats: bool = False,
         seats: Mapping[str, int] | None = None,
-        known: tuple[str, Sequence[tuple[int, Lesson]]] | None = None,
+        known: Known | None = None,
     ) -> JSON:
         """Store a new game (possibly with actions, for import) owned by ``owner``; ``members`` (device, role, name);
         ``known``: the dice it starts knowing (a saved set's or the old game's in a rematch, web/lessons.py), with the
@@ -717,11 +803,11 @@ class Store:
                 conn.execute("UPDATE members SET seat = ? WHERE game_id = ? AND device = ?", (seat, game_id, device))
             from web.players import link_game
 
-            link_game(conn, game_id, log.setup.players, now)
+            link_game(conn, game_id, log.setup.players, now, owner)
             if known is not None:
                 from web.lessons import start_knowing
 
-                start_knowing(conn, game_id, *known)
+                start_knowing(conn, game_id, known)
             self._remember(game_id, count, log)
         return self.game(game_id)
 
@@ -853,14 +939,27 @@ class Store:
     def teach_shown(self, game_id: str, lessons: Sequence[Lesson]) -> JSON:
         """Keep lessons of dice shown to the reader outside any throw ("show your dice", web/lessons.py), numbered
         before the first action so that no undo takes them back; the revision goes up so every device sees what the
-        reader now knows."""
+        reader now knows. Nothing to keep changes nothing (no new revision)."""
         with self._write() as conn:
             row = self._row(conn, game_id)
             if row.finished is not None:
                 raise Finished(Message("This game has been finished; start a new game to show the reader your dice."))
+            if not lessons:
+                return self._game_json(conn, row, self._folded(conn, row))
             log = self._load_log(conn, row)
             keep_shown(conn, game_id, lessons)
             return self._bump(conn, row, log)
+
+    def learn_into_set(self, game_id: str, keep: Callable[[sqlite3.Connection, GameRow], JSON]) -> tuple[JSON, JSON]:
+        """Update the saved set a game started from with what the game learned (``keep`` writes the set, inside this
+        write) and mark the game so; its revision goes up, so every device's page stops asking. Returns what ``keep``
+        returned and the game's new view."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            log = self._load_log(conn, row)
+            saved = keep(conn, row)
+            conn.execute("UPDATE game_dice SET taught = 1 WHERE game_id = ?", (game_id,))
+            return saved, self._bump(conn, row, log)
 
     def finish(self, game_id: str) -> JSON:
         with self._write() as conn:

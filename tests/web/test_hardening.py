@@ -180,6 +180,7 @@ def test_a_whole_header_block_past_the_limit_is_431(tmp_path: Path) -> None:
                 sock.sendall(b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n")
                 answer = read_answer(sock, 10)
             assert answer.startswith(b"HTTP/1.1 431"), answer[:100]
+            assert b'"code": "too_large"' in answer and b"application/json" in answer  # the API's error shape
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:  # under the limit: served
             sock.sendall(
                 b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: "
@@ -297,6 +298,7 @@ def test_a_long_game_is_folded_once_on_import_and_never_again_to_read_write_expo
 def test_a_long_games_answers_are_what_a_fresh_fold_gives(app: Flask, client: Device) -> None:
     """The kept state, the kept round texts and the joined answer text agree with folding the log anew."""
     from companion.core import GameLog
+    from web.store import trimmed
 
     text = tie_log(400)
     r = client.post("/api/games/import", data=text, headers={"Content-Type": "application/x-ndjson"})
@@ -307,7 +309,10 @@ def test_a_long_games_answers_are_what_a_fresh_fold_gives(app: Flask, client: De
     answer = client.get(f"/api/games/{game_id}").json["game"]
     fresh = GameLog.from_jsonl(client.get(f"/api/games/{game_id}/export").data.decode())
     assert len(fresh) == 401
-    assert answer["state"] == json.loads(json.dumps(fresh.summary()))
+    assert answer["state"] == json.loads(json.dumps(trimmed(fresh.summary())))
+    full = client.get(f"/api/games/{game_id}?full=1").json["game"]
+    assert full["state"] == json.loads(json.dumps(fresh.summary()))
+    assert {**full, "state": answer["state"]} == answer
     app.extensions["becher.store"]._logs.clear()  # folded again from the database: the same
     app.extensions["becher.store"]._views.clear()
     assert client.get(f"/api/games/{game_id}").json["game"] == answer

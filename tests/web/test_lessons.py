@@ -18,6 +18,9 @@ from web.app import create_app
 pytestmark = pytest.mark.skipif(reader_problem() is not None, reason=str(reader_problem()))
 
 
+NOTHING = {"seen": 0, "corrected": 0, "set": None, "set_id": None, "new": 0, "set_updated": False}
+
+
 def throw_with_photo(device: Device, game_id: str, **extra: Any) -> tuple[Any, dict[str, Any]]:
     """Upload the five-dice photo and confirm the first throw of Bone with it; (answer, the photo's reading)."""
     answer = upload(device, game_id, dice_photo(800, 600)).json
@@ -34,13 +37,13 @@ def memory_of(device: Device, game_id: str) -> dict[str, Any]:
 
 def test_a_confirmed_throw_teaches_its_dice_and_an_undo_takes_them_back(client: Device) -> None:
     game = client.create()
-    assert memory_of(client, game["id"]) == {"seen": 0, "corrected": 0, "set": None}
+    assert memory_of(client, game["id"]) == NOTHING
     r, reading = throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
     assert r.status_code == 201
     # BONE_ROUND's throw is 1 2 3 4 5 and the photo shows 1 2 3 4 5 left to right: any die read otherwise is a
     # correction
     wrong = sum(d["value"] != v for d, v in zip(reading["dice"], [1, 2, 3, 4, 5], strict=True))
-    assert r.json["game"]["memory"] == {"seen": 5, "corrected": wrong, "set": None}
+    assert r.json["game"]["memory"] == {**NOTHING, "seen": 5, "corrected": wrong, "new": 5}
     undo = client.post(f"/api/games/{game['id']}/undo", json={"seen": 1})
     assert undo.json["game"]["memory"]["seen"] == 0
 
@@ -115,7 +118,7 @@ def test_what_was_learned_survives_a_restart_and_the_next_photo_is_read_with_it(
 
 
 def test_a_saved_dice_set_starts_another_game_and_goes_when_deleted(
-    client: Device, new_device: Callable[[], Device]
+    client: Device, new_device: Callable[[], Device], join: Callable[[str], Device]
 ) -> None:
     game = client.create()
     empty = client.post(f"/api/games/{game['id']}/dice-set", json={"name": "red casino dice"})
@@ -128,12 +131,15 @@ def test_a_saved_dice_set_starts_another_game_and_goes_when_deleted(
     assert saved.status_code == 201
     dice_set = saved.json["set"]
     assert dice_set["name"] == "red casino dice" and dice_set["seen"] == 5 and dice_set["kind"] == "pip"
-    assert client.get("/api/dice-sets").json["sets"] == [dice_set]
+    assert client.get("/api/dice-sets").json["sets"] == [dice_set] and dice_set["mine"] is True
     r = client.post("/api/games", json={"game": "bone", "players": ["A", "B"], "dice_set": dice_set["id"]})
     assert r.status_code == 201
-    assert r.json["game"]["memory"] == {**learned, "set": "red casino dice"}
+    assert r.json["game"]["memory"] == {**learned, "set": "red casino dice", "set_id": dice_set["id"], "new": 0}
     assert client.post("/api/games", json={"game": "bone", "players": ["A", "B"], "dice_set": 999}).status_code == 404
-    assert new_device().delete(f"/api/dice-sets/{dice_set['id']}").status_code == 403
+    assert new_device().delete(f"/api/dice-sets/{dice_set['id']}").status_code == 404  # a stranger sees none
+    phone = join(r.json["game"]["id"])  # a phone at a game started from it sees it, and may not forget it
+    assert phone.get("/api/dice-sets").json["sets"] == [{**dice_set, "mine": False}]
+    assert phone.delete(f"/api/dice-sets/{dice_set['id']}").status_code == 403
     assert client.delete(f"/api/dice-sets/{dice_set['id']}").status_code == 200
     assert client.get("/api/dice-sets").json["sets"] == []
     # the game started from it keeps what it knew
@@ -201,15 +207,15 @@ def test_dice_shown_outside_a_throw_teach_and_no_undo_takes_them_back(client: De
 
 
 def test_a_server_keeps_a_bounded_number_of_dice_sets(client: Device, monkeypatch: pytest.MonkeyPatch) -> None:
-    from web import lessons
+    from web import owners
 
-    monkeypatch.setattr(lessons, "MAX_SETS", 2)
+    monkeypatch.setattr(owners, "SETS_PER_DEVICE", 2)
     game = client.create()
     throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
     url = f"/api/games/{game['id']}/dice-set"
     assert client.post(url, json={"name": "one"}).status_code == 201
     assert client.post(url, json={"name": "two"}).status_code == 201
-    assert client.post(url, json={"name": "two"}).status_code == 201  # the same name replaces
+    assert client.post(url, json={"name": "two", "replace": True}).status_code == 200  # the same name replaces
     full = client.post(url, json={"name": "three"})
-    assert full.status_code == 409 and "forget one" in full.json["error"]
+    assert full.status_code == 409 and full.json["code"] == "full" and "forget one" in full.json["error"]
     assert [s["name"] for s in client.get("/api/dice-sets").json["sets"]] == ["one", "two"]

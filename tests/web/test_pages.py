@@ -703,8 +703,12 @@ def test_a_phone_remembers_whose_it_is_per_game(pages_app: Flask, owner: FlaskCl
     owner.post(f"/phone/{game_id}/me", data={"seat": "0"})
     html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Your turn, Anna" in html and "Waiting for" not in html
-    # a seat the game does not have clears the choice (a shared phone)
-    owner.post(f"/phone/{game_id}/me", data={"seat": "7"})
+    # a seat the game does not have is refused in words and changes nothing (issue 60); an empty one: shared
+    refused = owner.post(f"/phone/{game_id}/me", data={"seat": "7"})
+    assert refused.status_code == 400 and "players" in refused.get_data(as_text=True)
+    html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Your turn, Anna" in html
+    owner.post(f"/phone/{game_id}/me", data={"seat": ""})
     html = owner.get(f"/phone/{game_id}/part", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Anna's turn" in html and "This phone is shared by all" in html
     assert pages_app.test_client().post(f"/phone/{game_id}/me", data={"seat": "0"}).status_code == 403

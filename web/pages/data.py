@@ -66,8 +66,9 @@ def load(game_id: str) -> Loaded:
     return Loaded(game, role, row.code)
 
 
-def history(game_id: str) -> list[JSON]:
-    rows: list[JSON] = store().log_rows(game_id)
+def history(game_id: str, last: int | None = None) -> list[JSON]:
+    """The game's log rows (``last``: only the newest that many)."""
+    rows: list[JSON] = store().log_rows(game_id, last)
     return rows
 
 

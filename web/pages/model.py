@@ -231,6 +231,9 @@ class DiceMemory:
     seen: int
     corrected: int = 0
     set_name: str | None = None
+    set_id: int | None = None  # the saved set it started from, which it may teach when it ends (issue 60)
+    new: int = 0  # dice learned in this game, beyond what the set knew
+    set_updated: bool = False  # the set has learned this game's throws already
 
 
 def dice_memory(game: JSON) -> DiceMemory | None:
@@ -241,12 +244,19 @@ def dice_memory(game: JSON) -> DiceMemory | None:
     seen = mem.get("seen")
     if not isinstance(seen, int) or isinstance(seen, bool) or seen <= 0:
         return None
-    corrected = mem.get("corrected")
+    def count(key: str) -> int:
+        value = mem.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
     name = mem.get("set")
+    set_id = mem.get("set_id")
     return DiceMemory(
         seen=seen,
-        corrected=corrected if isinstance(corrected, int) and not isinstance(corrected, bool) else 0,
+        corrected=count("corrected"),
         set_name=name if isinstance(name, str) and name else None,
+        set_id=set_id if isinstance(set_id, int) and not isinstance(set_id, bool) else None,
+        new=count("new"),
+        set_updated=mem.get("set_updated") is True,
     )
 
 

@@ -9,6 +9,7 @@ from flask import Blueprint, Flask, redirect, render_template, request, url_for
 from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
+from companion import numbers
 from web.pages import data
 from web.pages.i18n import tr
 from web.pages.model import ChoiceView, GamePage, build_game_page
@@ -21,6 +22,7 @@ ME_GAMES = 30  # games remembered per device; the oldest choice is dropped first
 
 
 SHARED = -1  # "shared by all", as the cookie remembers it (a choice made, of no seat)
+MAX_SEAT = 7  # no game has more than eight seats
 
 
 def _me_pairs() -> list[tuple[str, int]]:
@@ -28,8 +30,9 @@ def _me_pairs() -> list[tuple[str, int]]:
     out = []
     for item in request.cookies.get(ME_COOKIE, "").split("."):
         game, _, seat = item.partition("-")
-        if game.isalnum() and (seat.isdigit() or seat == "s"):
-            out.append((game, int(seat) if seat.isdigit() else SHARED))
+        number = numbers.whole_text(seat, 0, MAX_SEAT)
+        if game.isascii() and game.isalnum() and (number is not None or seat == "s"):
+            out.append((game, SHARED if number is None else number))
     return out
 
 
@@ -97,7 +100,7 @@ def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id), page)
+    lines = history_lines(data.history(game_id, 1), page)  # the last action's line
     return PhonePage(
         page=page,
         role=loaded.role,
@@ -200,7 +203,11 @@ def set_me(game_id: str) -> Response:
     players = len(loaded.game["state"].get("players") or [])
     pairs = [(g, s) for g, s in _me_pairs() if g != game_id]
     seat = request.form.get("seat", "")
-    chosen = int(seat) if seat.isdigit() and 0 <= int(seat) < players and game_id.isalnum() else None
+    chosen = None if seat == "" else numbers.whole_text(seat, 0, players - 1)
+    if seat != "" and chosen is None:  # "²", 5,000 digits, a seat the game lacks: said, and nothing changes
+        return Response(
+            tr("Choose one of the game's players, or a phone shared by all."), status=400, mimetype="text/plain"
+        )
     target = url_for("phone.show", game_id=game_id)
     from web.api import publish_members
 
@@ -216,7 +223,7 @@ def set_me(game_id: str) -> Response:
         data.store().join(game_id, data.device(), str(loaded.game["state"]["players"][chosen]))
     if loaded.role in data.WRITE_ROLES:
         publish_members(game_id)
-    if game_id.isalnum():
+    if game_id.isascii() and game_id.isalnum():
         pairs.append((game_id, chosen if chosen is not None else SHARED))
     response = redirect(target, code=303)
     value = ".".join(f"{g}-{'s' if s == SHARED else s}" for g, s in pairs[-ME_GAMES:])

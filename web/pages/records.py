@@ -12,15 +12,19 @@ from urllib.parse import urlencode
 from flask import Blueprint, render_template, request
 from markupsafe import Markup
 
+from companion import numbers
 from companion.core import all_rules, rules_for
 from companion.dice import DiceKind, face_label
 from companion.errors import BecherError
+from web.api import fail
 from web.charts import Bar, Series, bar_chart, line_chart, time_ticks
 from web.pages.i18n import tr
 from web.pages.model import game_name
+from web.say import Message
 
 bp = Blueprint("records_pages", __name__)
 PAGE = 100  # games a history page lists; older ones on the next pages
+LAST_PAGE = 100_000  # a page number past any history (10 million games)
 
 JSON = dict[str, Any]
 
@@ -83,8 +87,10 @@ def history() -> Any:
     player = _player_arg(request.args)
     game = request.args.get("game") or None
     current = {p.id: p.name for p in _players_by_id()}
-    page = request.args.get("page", "1")
-    start = (int(page) - 1) * PAGE if page.isdigit() and int(page) > 0 else 0
+    page = numbers.whole_text(request.args.get("page") or "1", 1, LAST_PAGE)
+    if page is None:
+        fail(400, "malformed", Message("The parameter 'page' must be a page number from 1 to {last}.", last=LAST_PAGE))
+    start = (page - 1) * PAGE
     history = lines(data.store(), visible(), player, game)
     rows = []
     for line in history[start : start + PAGE]:
@@ -97,7 +103,7 @@ def history() -> Any:
             HistoryRow(line.id, line.date, _name(line.game), shown, winners, line.status, line.status == "playing")
         )
     people, games = _choices()
-    query = request.query_string.decode("ascii", "replace")
+    query = filter_query(player=player, game=game)
 
     def page_query(number: int) -> str:
         args = {k: v for k, v in request.args.items() if k != "page" and v}
@@ -108,6 +114,12 @@ def history() -> Any:
     newer = page_query(number - 1) if start > 0 else ""
     ctx = HistoryPage(tuple(rows), people, games, str(player or ""), game or "", query, len(history), older, newer)
     return render_template("games_history.html", ctx=ctx)
+
+
+def filter_query(**values: object) -> str:
+    """The query of the exports and the JSON link, made from the filter as read (each player once), never the
+    request's own query echoed (a list of one id repeated 3,000 times made a page of 140 KB)."""
+    return urlencode({k: v for k, v in values.items() if v not in (None, "")})
 
 
 def _players_by_id() -> list[Any]:
@@ -127,7 +139,9 @@ class PlayersPage:
 
 @bp.get("/players")
 def players_page() -> Any:
-    people = tuple(p.to_json() for p in _players_by_id())
+    from web.records import players_json
+
+    people = tuple(players_json())
     return render_template("players.html", ctx=PlayersPage(people))
 
 
@@ -317,9 +331,10 @@ def charts_of(stats: JSON) -> list[Markup]:
 
 @bp.get("/stats")
 def stats_page() -> Any:
+    from web.access import Denied
     from web.api import ApiError
     from web.pages import data
-    from web.records import stats_filter, visible
+    from web.records import stats_filter, visible, visible_names
     from web.say import say
     from web.stats import Filter, figures
 
@@ -328,10 +343,10 @@ def stats_page() -> Any:
     error = ""
     try:
         flt = stats_filter(args)
-    except ApiError as exc:
+    except (ApiError, Denied) as exc:
         error = say(exc.message)
         flt = Filter()
-    stats = figures(data.store(), flt, visible())
+    stats = figures(data.store(), flt, visible(), visible_names())
     colour = {p["id"]: i for i, p in enumerate(stats["players"])}
     lines = tuple(
         PlayerLine(
@@ -361,7 +376,14 @@ def stats_page() -> Any:
         lines,
         tuple(charts_of(stats)),
         fairness,
-        request.query_string.decode("ascii", "replace"),
+        filter_query(
+            players=",".join(map(str, flt.players)),
+            game=flt.game,
+            since=flt.since,
+            until=flt.until,
+            game_id=flt.game_id,
+            dice=flt.dice,
+        ),
         error,
         stats["group"],
     )

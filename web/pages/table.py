@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from web.pages import data
 from web.pages.model import GamePage, build_game_page
-from web.pages.views import HistoryLine, history_lines, score_photos
+from web.pages.views import HistoryLine, action_photos, history_lines, score_photos
 
 bp = Blueprint("table", __name__)
 RECENT = 8
@@ -35,6 +35,7 @@ class TablePage:
     table_dice: tuple[int, ...] = ()
     loopback: bool = False
     phones: PhonesBox | None = None
+    set_to_update: bool = False  # ask "Update 'NAME' with tonight's throws?" (the game ended; this device's set)
 
     @property
     def waiting(self) -> bool:
@@ -131,8 +132,7 @@ def is_loopback(url: str) -> bool:
 def table_context(game_id: str) -> TablePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
-    rows = data.history(game_id)
-    lines = history_lines(rows, page)
+    lines = history_lines(data.history(game_id, RECENT), page)  # the recent lines only: a long game is cheap
     show_join = loaded.role in data.WRITE_ROLES
     url = data.join_url(loaded.code) if show_join else ""
     return TablePage(
@@ -144,11 +144,23 @@ def table_context(game_id: str) -> TablePage:
         qr_url=f"/api/games/{game_id}/qr.svg" if show_join else "",
         qr_svg=qr_svg(url) if show_join else Markup(""),
         recent=tuple(reversed(lines[-RECENT:])),
-        score_photos=score_photos(rows, page),
+        score_photos=score_photos(action_photos(loaded.game), page),
         table_dice=turn_dice(page),
         loopback=is_loopback(url),
         phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,
+        set_to_update=set_to_update(page),
     )
+
+
+def set_to_update(page: GamePage) -> bool:
+    """Whether to ask this device to update the saved dice the game started from: the game has ended, it learned
+    dice the set did not know, the set has not learned them yet, and the set is this device's (web/owners.py)."""
+    mem = page.memory
+    if mem is None or mem.set_id is None or not mem.new or mem.set_updated or not page.over:
+        return False
+    from web import owners
+
+    return owners.usable_sets(data.store().conn(), owners.asker()).get(mem.set_id) is True
 
 
 @bp.get("/table/<game_id>")

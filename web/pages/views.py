@@ -150,7 +150,21 @@ def photo_url(photo: object) -> str | None:
     return f"/photo/{photo}" if photo else None
 
 
-def score_photos(rows: list[JSON], page: GamePage) -> dict[str, str]:
+def action_photos(game: JSON) -> list[str | None]:
+    """The photo of each action, by its index in the log, from the Game JSON's ``photos`` (action number to photo
+    id): what ``score_photos`` needs, without reading the log itself."""
+    shown = game.get("photos")
+    if not isinstance(shown, dict):
+        shown = {}
+    count = int((game.get("state") or {}).get("actions") or 0)
+    out: list[str | None] = [None] * count
+    for number, photo in shown.items():
+        if str(number).isascii() and str(number).isdigit() and 0 < int(number) <= count:
+            out[int(number) - 1] = str(photo)
+    return out
+
+
+def score_photos(photos: list[str | None], page: GamePage) -> dict[str, str]:
     """The photo behind each score: cell key -> photo URL, for the cells whose dice came from a photo.
 
     The game's view names, for every hand, sheet field, placed die and revealed cup, the index in the action log of
@@ -158,8 +172,7 @@ def score_photos(rows: list[JSON], page: GamePage) -> dict[str, str]:
     log row's photo. A cell tapped in by hand (no photo) gets no link.
     Keys: ``h{round}.{stage}.{seat}`` (round-based hands, rounds counted from 0 in the view's order, the current
     round last), ``e{entry}`` (sheet), ``p{order}`` (board, the current game), ``r{n}`` (bluff reveals),
-    ``now`` (the throw on the table now)."""
-    photos = [r.get("photo") for r in rows]  # the log in order: position i is action i
+    ``now`` (the throw on the table now). ``photos``: the photo of each action in log order (``action_photos``)."""
     out: dict[str, str] = {}
 
     def put(key: str, cell: object) -> None:
@@ -323,6 +336,10 @@ def client_words() -> Markup:
         "not_a_die_state": tr("not a die"),
         "left_out_state": tr("left out, tap to take it in"),
         "dice_saved": tr("These dice are saved as “%(name)s”."),
+        # a name this device has saved already (409 exists): the form's button asks to replace them (issue 60)
+        "replace_dice": tr("Replace them"),
+        # "Update 'NAME' with tonight's throws?" answered yes (table.js): the saved set learned this game's dice
+        "dice_set_updated": tr("“%(name)s” now knows tonight's throws."),
         # "Only teach the reader these dice" (phone.js teachDice): the photo taught, no throw sent
         "taught": {
             n: str(ngettext("The reader learned %(num)s die.", "The reader learned %(num)s dice.", n))
@@ -528,6 +545,11 @@ def outcome_reason(page: GamePage) -> str:
             )
         )
     rounds = list(view.get("history") or [])
+    # a long game's answer carries its last rounds only; the rounds left out still count (web/store.py, trimmed)
+    left_out = view.get("history_left_out")
+    if isinstance(left_out, dict):
+        rounds += [{"kind": "extra"}] * int(left_out.get("extra") or 0)
+        rounds += [{}] * (int(left_out.get("rounds") or 0) - int(left_out.get("extra") or 0))
     if page.game == "bone":
         extra = sum(1 for r in rounds if r.get("kind") == "extra")
         if len(winners) > 1:

@@ -55,7 +55,9 @@
     if (select.selectedOptions[0] && select.selectedOptions[0].disabled) select.value = "";
     pick.hidden = !any;
     const forget = document.getElementById("dice-set-forget");
-    if (forget) forget.hidden = !select.value;
+    const chosenSet = select.selectedOptions[0];
+    // only the device that saved a set may forget it; a set met at a joined game is only offered (issue 60)
+    if (forget) forget.hidden = !select.value || !chosenSet || chosenSet.dataset.mine !== "true";
   }
   /* A saved set is forgotten by the device that saved it (the server refuses the others, in words). */
   async function forgetDiceSet() {
@@ -84,6 +86,7 @@
       const o = document.createElement("option");
       o.value = String(set.id);
       o.dataset.kind = set.kind;
+      o.dataset.mine = String(set.mine !== false);
       o.textContent = Becher.fmt(Becher.words.dice_set_option, { name: set.name, n: set.seen });
       select.appendChild(o);
     });

@@ -134,18 +134,71 @@
       return;
     }
     const btn = form.querySelector('button[type="submit"]');
+    // a name this device has saved already is answered 409 "exists": the button then asks to replace those dice,
+    // and the next press (same name) sends replace: true; another name asks again (issue 60)
+    const replace = form.dataset.replace === name;
     btn.disabled = true;
     try {
-      const res = await Becher.api("POST", `/api/games/${gameId}/dice-set`, { name });
+      const res = await Becher.api("POST", `/api/games/${gameId}/dice-set`, replace ? { name, replace } : { name });
       const said = Becher.fmt(W.dice_saved, { name: (res.set && res.set.name) || name });
+      delete form.dataset.replace;
+      if (btn.dataset.label) btn.textContent = btn.dataset.label;
       hideSave();
       Becher.toast(said);
       Becher.announce(said);
     } catch (e) {
       err.textContent = Becher.describeError(e);
       err.hidden = false;
+      if (e && e.code === "exists") {
+        form.dataset.replace = name;
+        if (!btn.dataset.label) btn.dataset.label = btn.textContent;
+        btn.textContent = W.replace_dice;
+      }
     } finally {
       btn.disabled = false;
+    }
+  });
+  live.addEventListener("input", (ev) => {
+    if (ev.target.id !== "save-dice-name") return;
+    const form = document.getElementById("save-dice");
+    const btn = form && form.querySelector('button[type="submit"]');
+    if (form && btn && form.dataset.replace !== ev.target.value.trim() && btn.dataset.label) {
+      btn.textContent = btn.dataset.label;
+    }
+  });
+
+  /* Saved dice that keep learning (issue 60): once the game has ended, the owner of the set it started from is asked
+     "Update 'NAME' with tonight's throws?". Yes posts the update (the game's new revision takes the question away on
+     every device); "Not now" hides it on this page until it is loaded again. */
+  let notNow = false;
+  function keepNotNow() {
+    const box = document.getElementById("set-learn");
+    if (box && notNow) box.hidden = true;
+  }
+  new MutationObserver(keepNotNow).observe(live, { childList: true });
+  live.addEventListener("click", async (ev) => {
+    const box = document.getElementById("set-learn");
+    if (!box) return;
+    if (ev.target.closest("#set-learn-no")) {
+      notNow = true;
+      box.hidden = true;
+      return;
+    }
+    const yes = ev.target.closest("#set-learn-yes");
+    if (!yes) return;
+    const err = document.getElementById("set-learn-error");
+    yes.disabled = true;
+    err.hidden = true;
+    try {
+      const res = await Becher.api("POST", `/api/games/${box.dataset.game}/dice-set/update`, {});
+      const said = Becher.fmt(W.dice_set_updated, { name: (res.set && res.set.name) || box.dataset.name });
+      box.hidden = true;
+      Becher.toast(said);
+      Becher.announce(said);
+    } catch (e) {
+      err.textContent = Becher.describeError(e);
+      err.hidden = false;
+      yes.disabled = false;
     }
   });
 
