@@ -17,7 +17,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -460,14 +460,63 @@ def games_create() -> Response:
         fail(400, "malformed", message_of(exc))
     known = dice_set_of(data)
     store = store_of()
+    before = game_before(store, data.get("after"))
+    members, seats = followers(store, before, log.setup.players) if before is not None else ([], {})
     check_game_rate(store)
-    try:
-        view = store.create(log, current_device(), public, bound_seats=bound_seats, known=known)
+    try:  # (an unbound game keeps no seats: each phone's own choice, remembered by the phone, says who it is)
+        view = store.create(log, current_device(), public, members, bound_seats, seats if bound_seats else {}, known)
     except BaseException:
         give_back_game(0)
         raise
+    if before is not None:
+        old_view = store.link_next(before.id, view["id"])
+        if old_view is not None:
+            publish_game(old_view)
     row = store.row(view["id"])
     return ok(201, game=encoded(view), you=access.you(store, row), join=join_info(row))
+
+
+def game_before(store: Store, after: Any) -> GameRow | None:
+    """The over game that a new game is started after (``after``: its id, as the table's "New game" sends it), where
+    this device owns it and nothing follows it yet; None otherwise: the new game is then an ordinary one, since a
+    stale or foreign ``after`` must not stop anyone from starting a game."""
+    if after is None:
+        return None
+    if not isinstance(after, str):
+        fail(400, "malformed", "The field 'after' must be the id of the game this one follows.")
+    try:
+        row = store.row(after)
+    except NotFound:
+        return None
+    if row.owner != current_device() or not (row.over or row.finished is not None):
+        return None
+    if row.rematch is not None or row.next_game is not None:
+        return None
+    return row
+
+
+def followers(
+    store: Store, before: GameRow, players: Sequence[str]
+) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
+    """The devices of the game before that come along to the new game (as they were: players or viewers), and the
+    seats of those whose player plays again under the same name (a bound phone's seat, or the name a phone chose):
+    a phone keeps its player where the names match and is asked again where they do not."""
+    old_players = [str(p) for p in before.setup.get("players") or []]
+    new_seat = {}
+    for i, name in enumerate(players):
+        new_seat.setdefault(name.strip().casefold(), i)
+    members: list[tuple[str, str, str]] = []
+    seats: dict[str, int] = {}
+    for m in store.members(before.id):
+        if m["role"] == "owner":
+            continue
+        old_seat = m["seat"]
+        name = old_players[old_seat] if isinstance(old_seat, int) and 0 <= old_seat < len(old_players) else m["name"]
+        seat = new_seat.get(str(name).strip().casefold()) if name else None
+        members.append((m["device"], m["role"], players[seat] if seat is not None else ""))
+        if seat is not None and seat not in seats.values():
+            seats[m["device"]] = seat
+    return members, seats
 
 
 @bp.post("/games/import")

@@ -274,6 +274,7 @@ class GamePage:
     turn_text: str
     winners: tuple[PlayerView, ...] = ()
     rematch: str | None = None  # the game's rematch, once someone started it: every device follows there
+    next_game: str | None = None  # the new game the table started after this one was over: the devices follow it
     memory: DiceMemory | None = None  # what the reader has learned of the dice on this table (None: nothing yet)
 
     @property
@@ -568,5 +569,6 @@ def build_game_page(game: JSON) -> GamePage:
         ),
         winners=winners,
         rematch=str(game["rematch"]) if game.get("rematch") else None,
+        next_game=str(game["next_game"]) if game.get("next_game") else None,
         memory=dice_memory(game),
     )

@@ -34,18 +34,31 @@ def _me_pairs() -> list[tuple[str, int]]:
 
 
 def _my_choice(game_id: str) -> int | None:
-    """This device's choice for the game, or for the game it is the rematch of (the group that follows a rematch
-    sits where it sat), None where it never chose."""
-    pairs = dict(_me_pairs())
+    """This device's choice for the game, or for the game it follows: the game it is the rematch of (the group sits
+    where it sat), or the over game after which the table started it (the same player where the name is the same;
+    asked again where it is not). None where it never chose."""
+    return _choice_in(dict(_me_pairs()), game_id, ME_GAMES)
+
+
+def _choice_in(pairs: dict[str, int], game_id: str, depth: int) -> int | None:
+    if game_id in pairs:
+        return pairs[game_id]
     store = data.store()
-    for _ in range(ME_GAMES):
-        if game_id in pairs:
-            return pairs[game_id]
-        before = store.rematch_of(game_id)
-        if before is None:
-            return None
-        game_id = before
-    return None
+    if depth <= 0:
+        return None
+    before = store.rematch_of(game_id)
+    if before is not None:
+        return _choice_in(pairs, before, depth - 1)
+    before = store.started_after(game_id)
+    if before is None:
+        return None
+    seat = _choice_in(pairs, before, depth - 1)
+    if seat is None or seat == SHARED:
+        return seat
+    old = [str(p) for p in store.row(before).setup.get("players") or []]
+    new = [str(p).strip().casefold() for p in store.row(game_id).setup.get("players") or []]
+    name = old[seat].strip().casefold() if 0 <= seat < len(old) else None
+    return new.index(name) if name in new else None
 
 
 def me_in(game_id: str, players: int, bound: bool = False) -> int | None:

@@ -40,6 +40,8 @@ class StartPage:
     name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
     known: tuple[str, ...] = ()  # players remembered from earlier games, offered as each name is typed
     dice_sets_url: str = ""  # where start.js lists the saved dice sets (issue 52)
+    after: str = ""  # the over game this one is started after: its phones follow the new game (web/api.py)
+    names: tuple[str, ...] = ()  # that game's players, filled in: a phone keeps its player where the name stays
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -74,8 +76,26 @@ def known_players() -> tuple[str, ...]:
     return tuple(p.name for p in players(data.store().conn(), visible()))
 
 
+def game_before() -> tuple[str, tuple[str, ...]]:
+    """The game named by ``?after=`` (the table's "New game" of an over game this device owns) and its players;
+    nothing for any other game, so the form starts as an ordinary new game."""
+    after = request.args.get("after", "")
+    if not after.isalnum():
+        return "", ()
+    from web.store import NotFound
+
+    try:
+        row = data.store().row(after)
+    except NotFound:
+        return "", ()
+    if row.owner != data.device() or not (row.over or row.finished is not None) or row.rematch or row.next_game:
+        return "", ()
+    return row.id, tuple(str(p) for p in row.setup.get("players") or ())
+
+
 @bp.get("/")
 def index() -> Any:
+    after, names = game_before()
     ctx = StartPage(
         games=tuple(game_choices()),
         recent=recent_games(),
@@ -84,6 +104,9 @@ def index() -> Any:
         name_limit=NAME_LIMIT,
         known=known_players(),
         dice_sets_url=url_for("api.dice_sets_list"),
+        after=after,
+        names=names,
+        default_players=max(2, len(names)),
     )
     return render_template("start.html", ctx=ctx)
 

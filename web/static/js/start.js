@@ -134,6 +134,7 @@
       const bound = document.getElementById("bound-seats");
       const body = { game, players, settings, bound_seats: bound ? bound.checked : true };
       if (select && !pick.hidden && select.value) body.dice_set = Number(select.value);
+      if (form.dataset.after) body.after = form.dataset.after; // the last game's phones follow this one
       const res = await Becher.api("POST", "/api/games", body);
       window.location.href = `/table/${res.game.id}`;
     } catch (e) {
