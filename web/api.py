@@ -502,7 +502,7 @@ def followers(
     seats of those whose player plays again under the same name (a bound phone's seat, or the name a phone chose):
     a phone keeps its player where the names match and is asked again where they do not."""
     old_players = [str(p) for p in before.setup.get("players") or []]
-    new_seat = {}
+    new_seat: dict[str, int] = {}
     for i, name in enumerate(players):
         new_seat.setdefault(name.strip().casefold(), i)
     members: list[tuple[str, str, str]] = []
