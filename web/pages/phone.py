@@ -9,6 +9,7 @@ from flask import Blueprint, Flask, redirect, render_template, request, url_for
 from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
+from web.access import AGREEMENTS
 from web.pages import data
 from web.pages.i18n import tr
 from web.pages.model import ChoiceView, GamePage, build_game_page
@@ -92,6 +93,7 @@ class PhonePage:
     me: int | None = None
     own_seat_only: bool = False  # the game binds this phone to its seat: it gets no controls for other seats
     chosen: bool = True  # this phone has said whose it is; until then it is asked first, and shows no entry
+    may_undo: bool = True  # the last action may be undone here (a bound phone: only its own player's)
 
     @property
     def ask_seat(self) -> bool:
@@ -110,7 +112,16 @@ def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id), page)
+    rows = data.history(game_id)
+    lines = history_lines(rows, page)
+    me = me_in(game_id, len(page.players), bound)
+    may_undo = bool(lines)
+    if bound and me is not None:
+        # a bound phone shows only what the server lets it do (web/access.require_seat): its own seat's choices and
+        # the agreements, and undo of its own last action; another player's buttons would only be refused
+        page = replace(page, choices=tuple(c for c in page.choices if c.player == me or c.kind in AGREEMENTS))
+        last_action = (rows[-1].get("action") or {}) if rows else {}
+        may_undo = bool(lines) and (last_action.get("player") == me or last_action.get("type") in AGREEMENTS)
     return PhonePage(
         page=page,
         role=loaded.role,
@@ -118,9 +129,10 @@ def phone_context(game_id: str) -> PhonePage:
         join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
         table_dice=turn_dice(page),
         last=lines[-1] if lines else None,
-        me=me_in(game_id, len(page.players), bound),
+        me=me,
         own_seat_only=bound,
         chosen=loaded.role == "owner" or has_chosen(game_id, bound),  # the owner's device is the table's own
+        may_undo=may_undo,
     )
 
 

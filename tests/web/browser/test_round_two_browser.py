@@ -1,0 +1,34 @@
+"""The second evening's findings (issue 61), each as the person at the table met it, on a tablet and a phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed; browser tests are skipped.")
+
+from playwright.sync_api import expect
+
+from tests.web.browser.conftest import screenshot
+from tests.web.browser.flows import join, new_game, revision, throw, wait_revision
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_bound_phone_shows_only_its_players_buttons(server: str, tablet: Any, phone: Any) -> None:
+    """Anna's phone in "each phone plays only for its player": no roll-off throw for Ben, no undo of Ben's throw."""
+    new_game(tablet, server, "board", ["Anna", "Ben"], bound_seats=True)
+    join(phone, tablet, server, seat="Anna")
+    sends = phone.locator(".send-throw")
+    expect(sends).to_have_count(1)  # Anna's roll-off die only; Ben's is thrown on his phone or at the table
+    expect(sends).not_to_contain_text("Ben")
+    expect(phone.locator("button.choice", has_text="Ben starts")).to_have_count(1)  # an agreement: either may say
+    throw(phone, [5])
+    expect(phone.locator("[data-undo]")).to_have_count(1)  # her own throw she may take back
+    throw(tablet, [2])  # Ben's die, at the table
+    wait_revision(phone, revision(tablet))
+    expect(phone.locator(".undo-bar")).to_contain_text("Ben")
+    expect(phone.locator("[data-undo]")).to_have_count(0)  # Ben's throw is not hers to undo
+    expect(tablet.locator("[data-undo]")).to_have_count(1)  # the table plays for all
+    screenshot(phone, "phone-bound-board")
