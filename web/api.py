@@ -211,7 +211,7 @@ def check_names(names: Any) -> None:
                 Message(
                     "A player's name may have at most {NAME_LIMIT} characters; shorten {name}.",
                     NAME_LIMIT=NAME_LIMIT,
-                    name=repr(name[:12]),
+                    name=quoted_name(name),
                 ),
             )
         if not _encodable(name):
@@ -220,6 +220,17 @@ def check_names(names: Any) -> None:
             fail(400, "malformed", "Player names may not hold control characters or line breaks; type them again.")
         if hidden_characters(name):
             fail(400, "malformed", "Player names may not hold invisible or text-direction characters; type them again.")
+
+
+def quoted_name(name: str, room: int = 60) -> str:
+    """A refused name as its message quotes it: whole where it fits ``room``, else cut after its last whole word
+    that fits, with an ellipsis, so the person recognises the name they typed (never "Dorothea-Wil")."""
+    if len(name) <= room:
+        return f"“{name}”"
+    cut = name[:room]
+    words = re.split(r"(?<=[\s\-])", cut)
+    kept = "".join(words[:-1]).rstrip() if len(words) > 1 and name[room] not in " -" else cut.rstrip()
+    return f"“{kept or cut}…”"
 
 
 def hidden_characters(text: str) -> bool:

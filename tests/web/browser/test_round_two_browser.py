@@ -32,3 +32,43 @@ def test_a_bound_phone_shows_only_its_players_buttons(server: str, tablet: Any, 
     expect(phone.locator("[data-undo]")).to_have_count(0)  # Ben's throw is not hers to undo
     expect(tablet.locator("[data-undo]")).to_have_count(1)  # the table plays for all
     screenshot(phone, "phone-bound-board")
+
+
+LONG = "Dorothea-Wilhelmina von Hohenzollern-Sigmaringen und Rhein"  # 58 characters
+
+
+@pytest.mark.parametrize("size", ["tablet", "phone"])
+def test_a_long_name_is_said_next_to_its_field_and_quoted_whole(server: str, tablet: Any, phone: Any, size: str) -> None:
+    page = tablet if size == "tablet" else phone
+    page.goto(f"{server}/")
+    field = page.locator("#player-0")
+    assert field.get_attribute("maxlength") == "40"  # the server's limit
+    field.press_sequentially("x" * 45)
+    expect(field).to_have_value("x" * 40)  # typing stops at the limit
+    field.fill("")
+    field.focus()
+    page.evaluate(
+        """name => { const dt = new DataTransfer(); dt.setData("text/plain", name);
+             document.activeElement.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true,
+             cancelable: true})); }""",
+        LONG,
+    )
+    expect(field).to_have_value(LONG)  # kept whole, not cut by the maxlength
+    message = page.locator("#player-0-error")
+    expect(message).to_be_visible()
+    expect(message).to_contain_text(f"“{LONG}”")
+    expect(message).to_be_in_viewport()
+    page.click('#new-game button[type="submit"]')
+    expect(message).to_contain_text("at most 40 characters")  # the server's refusal, in the same place
+    expect(message).to_contain_text(f"“{LONG}”")
+    expect(message).to_be_in_viewport()
+    expect(field).to_be_focused()
+    expect(page.locator("#new-error")).to_be_hidden()
+    # the message and its field are close together: not by the Start button 1,200 px further down
+    gap = page.evaluate(
+        "() => document.getElementById('player-0-error').getBoundingClientRect().top"
+        " - document.getElementById('player-0').getBoundingClientRect().bottom"
+    )
+    assert 0 <= gap < 40
+    field.fill("Dora")
+    expect(message).to_be_hidden()
