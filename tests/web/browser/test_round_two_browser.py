@@ -38,7 +38,9 @@ LONG = "Dorothea-Wilhelmina von Hohenzollern-Sigmaringen und Rhein"  # 58 charac
 
 
 @pytest.mark.parametrize("size", ["tablet", "phone"])
-def test_a_long_name_is_said_next_to_its_field_and_quoted_whole(server: str, tablet: Any, phone: Any, size: str) -> None:
+def test_a_long_name_is_said_next_to_its_field_and_quoted_whole(
+    server: str, tablet: Any, phone: Any, size: str
+) -> None:
     page = tablet if size == "tablet" else phone
     page.goto(f"{server}/")
     field = page.locator("#player-0")
