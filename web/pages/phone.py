@@ -143,6 +143,7 @@ class ChoiceGroup:
     title: str
     choices: tuple[ChoiceView, ...]
     folded: bool = False
+    compact: bool = False  # a sheet's fields: small buttons side by side, each naming its field only (issue 61)
 
 
 def losing(choice: ChoiceView) -> bool:
@@ -169,18 +170,23 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     groups = []
     main = [c for c in rest if c.kind in ("stand", "enter") and not losing(c)]
     if main:
-        groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
-    # entries that score nothing come after those that score: a combination not made, then a Schule's zero
-    losses = sorted(
-        (c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero"
-    )
-    if losses:
-        groups.append(ChoiceGroup(tr("Enter without scoring"), tuple(losses)))
+        sheet = all(c.kind == "enter" for c in main)
+        groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main), False, sheet))
+    # entries that score nothing come after those that score: a combination not made, then a Schule's zero; the
+    # group's title says what entering does, so each button names its field only (a page of four-line buttons was
+    # the phone's sheet before)
+    losses = [c for c in rest if c.kind == "enter" and losing(c)]
+    not_made = [c for c in losses if c.detail.get("result") != "zero"]
+    zeros = [c for c in losses if c.detail.get("result") == "zero"]
+    if not_made:
+        groups.append(ChoiceGroup(tr("Not made: entered as a strike (0)"), tuple(not_made), False, True))
+    if zeros:
+        groups.append(ChoiceGroup(tr("A zero (−200 at the end)"), tuple(zeros), False, True))
     if places:
         groups.append(ChoiceGroup(tr("Place a die"), tuple(places.values())))
     strikes = [c for c in rest if c.kind == "strike"]
     if strikes:
-        groups.append(ChoiceGroup(tr("Strike a row instead"), tuple(strikes), folded=True))
+        groups.append(ChoiceGroup(tr("Strike a row instead"), tuple(strikes), folded=True, compact=True))
     starters = [
         replace(c, label=tr("%(name)s starts", name=p.name if (p := page.player(c.player)) else c.player))
         for c in rest

@@ -87,7 +87,7 @@ def throw(phone: Page, values: Iterable[int], keep: Iterable[int] = (), who: str
     wait_revision(phone, before + 1)
 
 
-def choose(phone: Page, text: str | None = None) -> None:
+def choose(phone: Page, text: str | re.Pattern[str] | None = None) -> None:
     """Tap a choice (by its words, or the first one)."""
     before = revision(phone)
     choices = phone.locator("button.choice")

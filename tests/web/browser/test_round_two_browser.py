@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not 
 from playwright.sync_api import expect
 
 from tests.web.browser.conftest import screenshot
-from tests.web.browser.flows import join, new_game, revision, throw, wait_revision
+from tests.web.browser.flows import choose, join, new_game, revision, throw, wait_revision
 
 pytestmark = pytest.mark.browser
 
@@ -105,3 +106,23 @@ def test_the_saved_dice_label_is_not_covered_by_its_dropdown(server: str, german
     )
     assert box == {"apart": True, "cut": False}
     screenshot(page, "start-saved-dice-de")
+
+
+def test_the_sheet_on_a_phone_has_compact_choices(server: str, tablet: Any, phone: Any) -> None:
+    """After a throw up to 15 choices: small buttons side by side naming their row, no "column 1" on a one-column
+    sheet, the group's title saying what entering does; the page a few screens long, not 4,000 px."""
+    new_game(tablet, server, "sheet", ["Anna"], {"columns": 1})
+    join(phone, tablet, server, seat=None)
+    throw(phone, [4, 4, 3, 3, 1])
+    choices = phone.locator("button.choice")
+    expect(choices).not_to_have_count(0)
+    texts = choices.all_inner_texts()
+    assert not [t for t in texts if "column" in t.lower()], texts
+    heights = phone.evaluate("[...document.querySelectorAll('button.choice')].map(b => b.offsetHeight)")
+    assert max(heights) <= 64, heights  # one line, two at most: never four
+    expect(phone.locator(".choose-panel h3", has_text="Not made")).to_have_count(1)
+    expect(phone.locator(".choose-panel h3", has_text="A zero")).to_have_count(1)
+    assert phone.evaluate("document.documentElement.scrollHeight") < 3000
+    screenshot(phone, "phone-sheet-choices")
+    choose(phone, re.compile(r"^\s*Two pairs\b"))
+    expect(phone.locator(".own-sheet")).to_contain_text("28")
