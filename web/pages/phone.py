@@ -171,7 +171,8 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     main = [c for c in rest if c.kind in ("stand", "enter") and not losing(c)]
     if main:
         sheet = all(c.kind == "enter" for c in main)
-        groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main), False, sheet))
+        title = tr("Enter") if any(c.kind == "enter" for c in main) else ""
+        groups.append(ChoiceGroup(title, tuple(main), compact=sheet))
     # entries that score nothing come after those that score: a combination not made, then a Schule's zero; the
     # group's title says what entering does, so each button names its field only (a page of four-line buttons was
     # the phone's sheet before)
