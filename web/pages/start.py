@@ -26,6 +26,8 @@ class RecentGame:
     role: str
     updated: str
     actions: int
+    when: str = ""  # the last change, in the reader's words and the server's time: two games of one evening apart
+    winners: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ def recent_games() -> tuple[RecentGame, ...]:
 
     out = []
     for g in data.games_here():
+        outcome = g.get("outcome") if isinstance(g.get("outcome"), dict) else {}
+        names = [str(n) for n in g.get("players") or ()]
+        seats = (outcome or {}).get("winners") or ()
+        winners = tuple(names[w] for w in seats if isinstance(w, int) and 0 <= w < len(names))
         try:
             name = game_name(rules_for(str(g["game"])))
         except BecherError:
@@ -63,9 +69,25 @@ def recent_games() -> tuple[RecentGame, ...]:
                 role=str(g.get("role", "")),
                 updated=str(g.get("updated") or ""),
                 actions=int(g.get("actions") or 0),
+                when=when(str(g.get("updated") or "")),
+                winners=winners,
             )
         )
     return tuple(out)
+
+
+def when(iso: str) -> str:
+    """A stored time (ISO, UTC) as the page's language writes a short date and time, in the server's time zone (the
+    table's own clock: the server runs beside it)."""
+    from datetime import datetime
+
+    from flask_babel import format_datetime
+
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone()
+    except ValueError:
+        return ""
+    return str(format_datetime(moment.replace(tzinfo=None), "short"))
 
 
 def known_players() -> tuple[str, ...]:

@@ -165,6 +165,8 @@ def test_board_whole_game(server: str, tablet: Any, phone: Any) -> None:
             shot = True
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_be_visible()
+    # whose points are which, in words (not "reached 1 points: 2:0")
+    expect(tablet.locator(".winner .why")).to_contain_text(re.compile(r"^Points: (Anna|Ben) \d+, (Anna|Ben) \d+ \(1 to win\)"))
     expect(tablet.locator(".board .won")).not_to_have_count(0)
     expect(tablet.locator(".slot .order")).to_have_count(18)
     screenshot(tablet, "board-table")

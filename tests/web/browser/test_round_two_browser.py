@@ -126,3 +126,29 @@ def test_the_sheet_on_a_phone_has_compact_choices(server: str, tablet: Any, phon
     screenshot(phone, "phone-sheet-choices")
     choose(phone, re.compile(r"^\s*Two pairs\b"))
     expect(phone.locator(".own-sheet")).to_contain_text("28")
+
+
+def test_small_things_of_the_evening(server: str, tablet: Any, phone: Any) -> None:
+    """"Last: Anna stood" names the hand; no "·" left hanging after "Your turn, Anna"; Poker Dice marks the turn
+    with a card face; "Your games" tells two games of the same players apart by their time and winner."""
+    new_game(tablet, server, "classic", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    expect(phone.locator(".phone-turn .pname")).to_contain_text("Anna's turn")
+    expect(phone.locator(".phone-turn")).not_to_contain_text("·")
+    throw(phone, [6, 6, 6, 2, 2])
+    choose(phone, "Full house")
+    expect(phone.locator(".undo-bar")).to_contain_text("Last: Anna stood: Full house")
+    for _ in range(2):
+        new_game(tablet, server, "pokerdice", ["Anna", "Ben"], {"wins": 1})
+        expect(tablet.locator("table.score .turn-mark")).to_have_attribute("src", re.compile(r"poker-K\.svg$"))
+        for dice in ([6, 6, 6, 6, 5], [1, 2, 3, 4, 6]):
+            throw(tablet, dice)
+            if tablet.locator("button.choice").count():
+                choose(tablet)
+        expect(tablet.locator(".winner")).to_contain_text("Anna wins!")
+    tablet.goto(f"{server}/")
+    games = tablet.locator(".resume-list li", has_text="Poker Dice")
+    expect(games).to_have_count(2)
+    expect(games.first).to_contain_text("won by Anna")
+    for i in range(2):
+        expect(games.nth(i).locator("time")).to_have_count(1)
