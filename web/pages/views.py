@@ -361,6 +361,10 @@ def client_words() -> Markup:
         "name_needed": tr("Give the dice a name."),
         "dice_set_option": tr("%(name)s (seen: %(n)s)"),
         "dice_set_forgotten": tr("These dice are forgotten."),
+        # the table speaks (speak.js): a throw proposed from a photo, and the button's state said
+        "speak_proposed": tr("Proposed: %(dice)s."),
+        "speak_on": tr("The table reads the game aloud."),
+        "speak_off": tr("The table is silent."),
         # a name pasted over the limit (start.js): said next to its field, the name quoted whole or cut at a word
         "name_too_long": tr("A player's name may have at most %(n)s characters; shorten %(name)s."),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
