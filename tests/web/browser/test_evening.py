@@ -156,11 +156,11 @@ def test_the_rules_page_shows_each_games_hands_and_points(server: str, tablet: A
     expect(tables.nth(0).locator("tbody tr").last).to_contain_text("Nothing")
     expect(tables.nth(1).locator("tbody tr").first).to_contain_text("50")
     tablet.goto(f"{server}/rules/pokerdice")
-    expect(tablet.locator(".rules-table tbody tr").first).to_contain_text("Five of a Kind")
+    expect(tablet.locator(".rules-table tbody tr").first).to_contain_text("Five of a kind")  # one capitalisation
     tablet.goto(f"{server}/rules/board")
     expect(tablet.locator(".rules-table tbody tr").first).to_contain_text("Three of a kind")
     tablet.goto(f"{server}/rules/sheet")
-    expect(tablet.locator(".rules-table tbody tr", has_text="School 6")).to_contain_text("adds 6 to the reserve")
+    expect(tablet.locator(".rules-table tbody tr", has_text="Schule 6")).to_contain_text("adds 6 to the reserve")
     expect(tablet.locator(".rules-table tbody tr", has_text="Five of a kind")).to_contain_text("55 to 80")
     screenshot(tablet, "evening-rules-sheet")
     phone.goto(f"{server}/rules/bone")
@@ -186,7 +186,7 @@ def test_the_score_sheet_puts_zeros_last_asks_twice_and_fits_a_phone(
     zeros = [i for i, t in enumerate(texts) if "zero" in t]
     scoring = [i for i, t in enumerate(texts) if "zero" not in t and "not made" not in t and "Strike" not in t]
     assert zeros and scoring and max(scoring) < min(zeros), texts
-    six = choices.filter(has_text="School 6")
+    six = choices.filter(has_text="Schule 6")
     expect(six).to_contain_text("reserve +6")
     expect(six.locator(".pts")).to_have_count(0)  # no "0" beside a Schule entry that adds to the reserve
     # the phone shows its own player's sheet, Anna's alone

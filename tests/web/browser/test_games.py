@@ -100,12 +100,12 @@ def test_pokerdice_whole_game(server: str, tablet: Any, phone: Any) -> None:
 
 
 SHEET_TURNS = [
-    ([1, 1, 1, 1, 2], "School 1"),
-    ([2, 2, 2, 3, 4], "School 2"),
-    ([3, 3, 1, 2, 5], "School 3"),
-    ([4, 4, 4, 4, 4], "School 4"),
-    ([5, 1, 2, 3, 4], "School 5"),
-    ([6, 6, 6, 1, 2], "School 6"),
+    ([1, 1, 1, 1, 2], "Schule 1"),
+    ([2, 2, 2, 3, 4], "Schule 2"),
+    ([3, 3, 1, 2, 5], "Schule 3"),
+    ([4, 4, 4, 4, 4], "Schule 4"),
+    ([5, 1, 2, 3, 4], "Schule 5"),
+    ([6, 6, 6, 1, 2], "Schule 6"),
     ([6, 6, 1, 2, 3], "Pair"),
     ([5, 5, 5, 1, 2], "Three of a kind"),
     ([4, 4, 3, 3, 1], "Two pairs"),
@@ -133,7 +133,7 @@ def test_sheet_whole_game(server: str, tablet: Any, phone: Any) -> None:
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_contain_text("Anna wins!")
     block = tablet.locator("table.sheet")
-    # School 3 (two threes) and School 5 (one five) could not be paid from a reserve of 1: two zeros
+    # Schule 3 (two threes) and Schule 5 (one five) could not be paid from a reserve of 1: two zeros
     expect(block.locator("tbody .cell-zero")).to_have_count(2)
     expect(block.locator("tfoot .cell-zero")).to_contain_text("2")
     expect(block.locator(".cell-double").first).to_be_visible()  # first-throw entries are doubled

@@ -152,3 +152,26 @@ def test_small_things_of_the_evening(server: str, tablet: Any, phone: Any) -> No
     expect(games.first).to_contain_text("won by Anna")
     for i in range(2):
         expect(games.nth(i).locator("time")).to_have_count(1)
+
+
+def test_words_are_of_one_language_and_one_style(server: str, tablet: Any, phone: Any, german_tablet: Any) -> None:
+    """English help names English hands; hand names in one capitalisation; the English sheet's rows keep the
+    game's word Schule; German Poker Dice says J and Q as its buttons and log do."""
+    tablet.goto(f"{server}/")
+    help_text = tablet.locator('.game-settings[data-game="classic"]').text_content() or ""
+    for german in ("Große Straße", "Kleine Straße", "Drilling", "Zwei Paare", "Nichts"):
+        assert german not in help_text, german
+    assert "large straight > small straight > full house" in help_text
+    new_game(tablet, server, "pokerdice", ["Anna", "Ben"])
+    join(phone, tablet, server)
+    throw(phone, [6, 6, 6, 5, 5])
+    expect(tablet.locator(".hand-now")).to_have_text("Full house")  # not "Full House" beside "Full house"
+    new_game(tablet, server, "sheet", ["Anna"], {"columns": 1})
+    block = tablet.locator("table.sheet")
+    expect(block).to_contain_text("Schule 1")
+    expect(block).not_to_contain_text("School")
+    german_tablet.goto(f"{server}/")
+    german_tablet.check('input[name="game"][value="pokerdice"]')
+    settings = german_tablet.locator('.game-settings[data-game="pokerdice"]')
+    expect(settings).to_contain_text("9 10 J Q K A")
+    expect(german_tablet.locator("body")).not_to_contain_text("B D K")

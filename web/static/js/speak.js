@@ -6,17 +6,19 @@
 
 (() => {
   const live = document.getElementById("live");
-  const button = document.getElementById("speak-toggle");
-  if (!live || !button) return;
+  if (!live) return;
   const synth = window.speechSynthesis;
   if (!synth || typeof window.SpeechSynthesisUtterance !== "function") return; // the button stays hidden
   const W = Becher.words;
   const KEY = "becher.speak";
   let on = false;
   try { on = localStorage.getItem(KEY) === "1"; } catch (e) { on = false; }
-  button.hidden = false;
 
+  /* The button sits in the live part, drawn again with every change: it is shown and set after each. */
   function show() {
+    const button = document.getElementById("speak-toggle");
+    if (!button) return;
+    button.hidden = false;
     button.setAttribute("aria-pressed", on ? "true" : "false");
     const icon = button.querySelector(".speak-icon");
     if (icon) icon.textContent = on ? "🔊" : "🔇";
@@ -28,7 +30,8 @@
     u.lang = document.documentElement.lang || "en";
     synth.speak(u);
   }
-  button.addEventListener("click", () => {
+  live.addEventListener("click", (ev) => {
+    if (!ev.target.closest("#speak-toggle")) return;
     on = !on;
     try { localStorage.setItem(KEY, on ? "1" : "0"); } catch (e) { /* kept for this page only */ }
     if (!on) synth.cancel();
@@ -41,6 +44,7 @@
   const part = () => live.querySelector(".part");
   let heard = part() ? part().dataset.revision : "";
   new MutationObserver(() => {
+    show();
     const p = part();
     if (!p || p.dataset.revision === heard) return;
     heard = p.dataset.revision;

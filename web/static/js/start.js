@@ -148,6 +148,15 @@
     input.value = whole; // set from the script, past the maxlength: the person sees what they pasted
     fieldError(input, tooLong(input));
   });
+  form.addEventListener("beforeinput", (ev) => {
+    // typing stopped by the maxlength is said too, next to the field: the name is never cut without a word
+    const input = ev.target;
+    if (input.name !== "player" || !ev.inputType.startsWith("insert") || input.selectionStart !== input.selectionEnd) return;
+    const limit = Number(input.dataset.limit || Infinity);
+    if (chars(input.value) < limit) return;
+    const typed = input.value + (ev.data || "");
+    fieldError(input, Becher.fmt(Becher.words.name_too_long, { n: limit, name: quoted(typed) }));
+  });
   form.addEventListener("input", (ev) => {
     if (ev.target.name === "player") fieldError(ev.target, tooLong(ev.target));
   });
