@@ -26,6 +26,7 @@ def play_out(tablet: Any, phone: Any) -> None:
     expect(tablet.locator(".winner")).to_contain_text("Anna wins!")
     table_follows(tablet, phone)
     expect(phone.locator(".winner")).to_contain_text("Anna wins!")
+    expect(phone.locator(".winner .next-hint")).to_contain_text("comes to this phone by itself")  # not stranded
 
 
 @pytest.mark.parametrize("bound", [True, False], ids=["bound", "shared"])

@@ -21,7 +21,7 @@
     button.hidden = false;
     button.setAttribute("aria-pressed", on ? "true" : "false");
     const icon = button.querySelector(".speak-icon");
-    if (icon) icon.textContent = on ? "🔊" : "🔇";
+    if (icon) icon.src = on ? icon.dataset.on : icon.dataset.off;
   }
   function say(text) {
     if (!on || !text) return;
