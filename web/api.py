@@ -225,6 +225,7 @@ def check_names(names: Any) -> None:
 def quoted_name(name: str, room: int = 60) -> str:
     """A refused name as its message quotes it: whole where it fits ``room``, else cut after its last whole word
     that fits, with an ellipsis, so the person recognises the name they typed (never "Dorothea-Wil")."""
+    name = "".join("\ufffd" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in name)  # shown, never run
     if len(name) <= room:
         return f"“{name}”"
     cut = name[:room]
