@@ -108,6 +108,16 @@ class PhonePage:
         return self.page.to_move != self.me and not any(c.player == self.me for c in self.page.choices)
 
 
+def own_seat_view(page: GamePage, rows: list[dict[str, Any]], me: int | None) -> tuple[GamePage, bool]:
+    """What a phone bound to seat ``me`` may do, as the server allows it (web/access.require_seat): its own seat's
+    choices and the agreements, and undo of its own last action (the second value); another player's buttons would
+    only be refused. ``me`` None: a bound phone that has not chosen, which may do nothing but agree."""
+    page = replace(page, choices=tuple(c for c in page.choices if c.player == me or c.kind in AGREEMENTS))
+    last_action = (rows[-1].get("action") or {}) if rows else {}
+    mine = me is not None and last_action.get("player") == me
+    return page, bool(rows) and (mine or last_action.get("type") in AGREEMENTS)
+
+
 def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
@@ -117,11 +127,7 @@ def phone_context(game_id: str) -> PhonePage:
     me = me_in(game_id, len(page.players), bound)
     may_undo = bool(lines)
     if bound and me is not None:
-        # a bound phone shows only what the server lets it do (web/access.require_seat): its own seat's choices and
-        # the agreements, and undo of its own last action; another player's buttons would only be refused
-        page = replace(page, choices=tuple(c for c in page.choices if c.player == me or c.kind in AGREEMENTS))
-        last_action = (rows[-1].get("action") or {}) if rows else {}
-        may_undo = bool(lines) and (last_action.get("player") == me or last_action.get("type") in AGREEMENTS)
+        page, may_undo = own_seat_view(page, rows, me)
     return PhonePage(
         page=page,
         role=loaded.role,

@@ -35,6 +35,7 @@ class TablePage:
     table_dice: tuple[int, ...] = ()
     loopback: bool = False
     phones: PhonesBox | None = None
+    may_undo: bool = True  # the last action may be undone from this device (a bound phone: its own player's only)
 
     @property
     def waiting(self) -> bool:
@@ -133,6 +134,12 @@ def table_context(game_id: str) -> TablePage:
     page = build_game_page(loaded.game)
     rows = data.history(game_id)
     lines = history_lines(rows, page)
+    may_undo = bool(rows)
+    if loaded.game.get("bound_seats") and loaded.role != "owner":
+        # a bound phone on the table view gets the buttons its phone view gets (issue 61), not every seat's
+        from web.pages.phone import me_in, own_seat_view
+
+        page, may_undo = own_seat_view(page, rows, me_in(game_id, len(page.players), True))
     show_join = loaded.role in data.WRITE_ROLES
     url = data.join_url(loaded.code) if show_join else ""
     return TablePage(
@@ -148,6 +155,7 @@ def table_context(game_id: str) -> TablePage:
         table_dice=turn_dice(page),
         loopback=is_loopback(url),
         phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,
+        may_undo=may_undo,
     )
 
 

@@ -33,6 +33,13 @@ def test_a_bound_phone_shows_only_its_players_buttons(server: str, tablet: Any, 
     expect(phone.locator("[data-undo]")).to_have_count(0)  # Ben's throw is not hers to undo
     expect(tablet.locator("[data-undo]")).to_have_count(1)  # the table plays for all
     screenshot(phone, "phone-bound-board")
+    # the table view opened on Anna's phone offers what her phone view offers, not every seat's buttons
+    phone.locator("a", has_text="Table").click()
+    phone.wait_for_url(re.compile(r".*/table/\w+$"))
+    expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
+    actions = phone.locator(".send-throw, button.choice").evaluate_all("bs => bs.map(b => JSON.parse(b.dataset.action))")
+    assert actions and all(a["player"] == 0 for a in actions), actions
+    expect(phone.locator("[data-undo]")).to_have_count(0)
 
 
 LONG = "Dorothea-Wilhelmina von Hohenzollern-Sigmaringen und Rhein"  # 58 characters
