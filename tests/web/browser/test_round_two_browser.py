@@ -37,7 +37,8 @@ def test_a_bound_phone_shows_only_its_players_buttons(server: str, tablet: Any, 
     phone.locator("a", has_text="Table").click()
     phone.wait_for_url(re.compile(r".*/table/\w+$"))
     expect(phone.locator("#live-state")).to_have_attribute("data-state", "live")
-    actions = phone.locator(".send-throw, button.choice").evaluate_all("bs => bs.map(b => JSON.parse(b.dataset.action))")
+    buttons = phone.locator(".send-throw, button.choice")
+    actions = buttons.evaluate_all("bs => bs.map(b => JSON.parse(b.dataset.action))")
     assert actions and all(a["player"] == 0 for a in actions), actions
     expect(phone.locator("[data-undo]")).to_have_count(0)
 
