@@ -103,7 +103,7 @@ DICE_SETTING = Setting(
     "dice",
     "pip",
     "Which dice are thrown: pip dice (1-6) or poker dice (9 10 J Q K A).",
-    "Welche Würfel geworfen werden: Augenwürfel (1-6) oder Pokerwürfel (9 10 B D K A).",
+    "Welche Würfel geworfen werden: Augenwürfel (1-6) oder Pokerwürfel (9 10 J Q K A).",
     choices=("pip", "poker"),
 )
 

@@ -1,5 +1,8 @@
 """An evening at the table, played as a new group would (issue 53): every game to its end on a tablet with two phones
-joined, a rematch, photos and taps, the tablet and Anna's phone in German, Ben's phone in French.
+joined, a rematch, photos and taps, the tablet and Anna's phone in German, Ben's phone in French. Since issue 61 each
+game after the rematch is started with the tablet's "New game" of the finished one, and the phones must follow by
+themselves as the same players; each phone plays only for its player (the start page's default), and must offer no
+button for another player; the score sheet's page on a phone must stay a few screens long.
 
 Not a test (it takes minutes): run ``python tools/evening.py [OUT]`` and look at the screenshots it leaves in OUT
 (default ``artifacts/evening``). It prints what it did and every problem it noticed (console errors, pages wider
@@ -160,6 +163,23 @@ class Table:
         self.wait(who, before + 1)
         return True
 
+    def only_own_buttons(self) -> None:
+        """A phone bound to its player offers no throw, choice or undo for another (issue 61)."""
+        for who, seat in (("anna", 0), ("ben", 1)):
+            page = self.pages[who]
+            actions = page.locator(".send-throw, button.choice").evaluate_all(
+                "bs => bs.map(b => { try { return JSON.parse(b.dataset.action); } catch (e) { return {}; } })"
+            )
+            foreign = [a for a in actions if a.get("player") not in (seat, None) and a.get("type") != "choose_starter"]
+            if foreign:
+                problem(f"the {who}'s phone offers another player's {foreign[0].get('type')}")
+            if page.locator("[data-undo]").count():
+                game_id = page.url.rsplit("/", 1)[1]
+                log = page.request.get(f"{self.base}/api/games/{game_id}?log=1").json().get("log") or []
+                last = log[-1]["action"] if log else {}
+                if last.get("player") != seat and last.get("type") != "choose_starter":
+                    problem(f"the {who}'s phone offers to undo another player's {last.get('type')}")
+
     def play_turn(self, rethrow: float = 0.3, photo_every: int = 0, step: list[int] | None = None) -> None:
         name = self.mover()
         who = self.device_of(name)
@@ -176,6 +196,7 @@ class Table:
             problem(f"{name}'s turn: nothing to tap on the {who}")
             raise SystemExit(1)
         self.all_follow()
+        self.only_own_buttons()
 
 
 def console_watch(who: str) -> Callable[[ConsoleMessage], None]:
@@ -232,6 +253,51 @@ def start(table: Table, game: str, players: list[str], settings: dict[str, Any])
     return game_id
 
 
+def start_after(table: Table, game: str, players: list[str], settings: dict[str, Any]) -> str:
+    """The next game as the table starts it after a finished one (issue 61): "New game" on the tablet's winner card,
+    the same names filled in; the phones must follow by themselves, each as the same player, asked nothing."""
+    tablet = table.pages["tablet"]
+    old = {who: page.url.rsplit("/", 1)[1] for who, page in table.pages.items()}
+    tablet.locator(".winner a[href*='after=']").click()
+    tablet.wait_for_url(re.compile(r".*/\?after=\w+$"))
+    filled = [tablet.locator(f"#player-{i}").input_value() for i in range(len(players))]
+    if filled[: len(players)] != players[: len(filled)] and len(players) <= 3:
+        note(f"{game}: the start form was filled with {filled}")
+    table.shot("tablet", f"{game}-new-after")
+    tablet.check(f'input[name="game"][value="{game}"]')
+    lines = tablet.locator(".player-line:not([hidden])")
+    while lines.count() < len(players):
+        tablet.click("#add-player")
+    while lines.count() > len(players):
+        tablet.click("#remove-player")
+    for i, n in enumerate(players):
+        tablet.fill(f"#player-{i}", n)
+    for k, v in settings.items():
+        field = tablet.locator(f"#set-{game}-{k}")
+        if isinstance(v, bool):
+            field.set_checked(v)
+        elif isinstance(v, int):
+            field.fill(str(v))
+        else:
+            field.select_option(str(v))
+    tablet.click('#new-game button[type="submit"]')
+    tablet.wait_for_url(re.compile(r".*/table/\w+$"))
+    game_id = tablet.url.rsplit("/", 1)[1]
+    for who in ("anna", "ben"):
+        page = table.pages[who]
+        try:
+            page.wait_for_url(re.compile(rf".*/phone/{game_id}$"), timeout=15_000)
+            expect(page.locator("#live-state")).to_have_attribute("data-state", "live")
+        except Exception:
+            problem(f"{game}: the {who} stayed on {old[who]} and did not follow the new game")
+            continue
+        if page.locator(".me-first").count():
+            problem(f"{game}: the {who} followed but was asked again whose phone it is")
+    table.shot("anna", f"{game}-followed")
+    table.shot("tablet", f"{game}-start")
+    return game_id
+
+
 def play_to_end(table: Table, game: str, limit: int, **kw: Any) -> None:
     step = [0]
     for n in range(limit):
@@ -242,6 +308,12 @@ def play_to_end(table: Table, game: str, limit: int, **kw: Any) -> None:
         if n in (3, 12):
             for who in table.pages:
                 table.shot(who, f"{game}-turn{n}")
+        if game == "sheet" and table.pages["anna"].locator(".choose-panel").count():
+            tall = table.pages["anna"].evaluate("document.documentElement.scrollHeight")
+            if tall > 3200:
+                problem(f"the sheet on Anna's phone is {tall}px tall with its choices")
+            if n < 6:
+                table.shot("anna", f"sheet-choices{n}")
     problem(f"{game}: not over after {limit} turns")
 
 
@@ -290,13 +362,15 @@ def main(out: Path) -> int:
             ("board", ["Anna", "Ben"], {"points_to_win": 3}, 200, {"rethrow": 0.0}),
         ]
         for game, players, settings, limit, kw in evening:
-            note(f"{game} {players} {settings}")
-            start(table, game, players, settings)
+            note(f"{game} {players} {settings}, started after the last game")
+            start_after(table, game, players, settings)
             play_to_end(table, game, limit, **kw)
             for who in pages:
                 table.shot(who, f"{game}-end")
+            back = pages["tablet"].url
             pages["tablet"].goto(f"{base}/rules/{game}")
             table.shot("tablet", f"{game}-rules")
+            pages["tablet"].goto(back)  # the finished game's winner card, whose "New game" starts the next one
         browser.close()
     note(f"{len(problems)} problems")
     for p in problems:

@@ -17,7 +17,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -211,7 +211,7 @@ def check_names(names: Any) -> None:
                 Message(
                     "A player's name may have at most {NAME_LIMIT} characters; shorten {name}.",
                     NAME_LIMIT=NAME_LIMIT,
-                    name=repr(name[:12]),
+                    name=quoted_name(name),
                 ),
             )
         if not _encodable(name):
@@ -232,6 +232,18 @@ def check_set_name(name: str) -> None:
         fail(
             400, "malformed", "A name for the dice may not hold invisible or text-direction characters; type it again."
         )
+
+
+def quoted_name(name: str, room: int = 60) -> str:
+    """A refused name as its message quotes it: whole where it fits ``room``, else cut after its last whole word
+    that fits, with an ellipsis, so the person recognises the name they typed (never "Dorothea-Wil")."""
+    name = "".join("\ufffd" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in name)  # shown, never run
+    if len(name) <= room:
+        return f"“{name}”"
+    cut = name[:room]
+    words = re.split(r"(?<=[\s\-])", cut)
+    kept = "".join(words[:-1]).rstrip() if len(words) > 1 and name[room] not in " -" else cut.rstrip()
+    return f"“{kept or cut}…”"
 
 
 def hidden_characters(text: str) -> bool:
@@ -472,15 +484,64 @@ def games_create() -> Response:
     except BecherError as exc:
         fail(400, "malformed", message_of(exc))
     store = store_of()
+    before = game_before(store, data.get("after"))
+    members, seats = followers(store, before, log.setup.players) if before is not None else ([], {})
     check_game_rate(store)  # before the saved set is looked at or unpacked: a refused request costs nothing
-    try:
+    try:  # (an unbound game keeps no seats: each phone's own choice, remembered by the phone, says who it is)
         known = dice_set_of(set_id)
-        view = store.create(log, current_device(), public, bound_seats=bound_seats, known=known)
+        view = store.create(log, current_device(), public, members, bound_seats, seats if bound_seats else {}, known)
     except BaseException:
         give_back_game(0)
         raise
+    if before is not None:
+        old_view = store.link_next(before.id, view["id"])
+        if old_view is not None:
+            publish_game(old_view)
     row = store.row(view["id"])
     return ok(201, game=encoded(view), you=access.you(store, row), join=join_info(row))
+
+
+def game_before(store: Store, after: Any) -> GameRow | None:
+    """The over game that a new game is started after (``after``: its id, as the table's "New game" sends it), where
+    this device owns it and nothing follows it yet; None otherwise: the new game is then an ordinary one, since a
+    stale or foreign ``after`` must not stop anyone from starting a game."""
+    if after is None:
+        return None
+    if not isinstance(after, str):
+        fail(400, "malformed", "The field 'after' must be the id of the game this one follows.")
+    try:
+        row = store.row(after)
+    except NotFound:
+        return None
+    if row.owner != current_device() or not (row.over or row.finished is not None):
+        return None
+    if row.rematch is not None or row.next_game is not None:
+        return None
+    return row
+
+
+def followers(
+    store: Store, before: GameRow, players: Sequence[str]
+) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
+    """The devices of the game before that come along to the new game (as they were: players or viewers), and the
+    seats of those whose player plays again under the same name (a bound phone's seat, or the name a phone chose):
+    a phone keeps its player where the names match and is asked again where they do not."""
+    old_players = [str(p) for p in before.setup.get("players") or []]
+    new_seat: dict[str, int] = {}
+    for i, name in enumerate(players):
+        new_seat.setdefault(name.strip().casefold(), i)
+    members: list[tuple[str, str, str]] = []
+    seats: dict[str, int] = {}
+    for m in store.members(before.id):
+        if m["role"] == "owner":
+            continue
+        old_seat = m["seat"]
+        name = old_players[old_seat] if isinstance(old_seat, int) and 0 <= old_seat < len(old_players) else m["name"]
+        seat = new_seat.get(str(name).strip().casefold()) if name else None
+        members.append((m["device"], m["role"], players[seat] if seat is not None else ""))
+        if seat is not None and seat not in seats.values():
+            seats[m["device"]] = seat
+    return members, seats
 
 
 @bp.post("/games/import")

@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS games (
     over INTEGER NOT NULL DEFAULT 0,
     finished REAL,
     rematch TEXT,
+    next_game TEXT,
     created REAL NOT NULL,
     updated REAL NOT NULL
 );
@@ -135,7 +136,7 @@ CREATE TABLE IF NOT EXISTS digests (
 # Columns added since the first release: an older Becher's database gets them when opened (the values older games
 # had in effect: every phone acts for every seat).
 ADDED_COLUMNS = {
-    "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0", "rematch": "TEXT"},
+    "games": {"bound_seats": "INTEGER NOT NULL DEFAULT 0", "rematch": "TEXT", "next_game": "TEXT"},
     "members": {"seat": "INTEGER"},
     "players": {"owner": "TEXT NOT NULL DEFAULT ''"},  # then each entry goes to its device (web/players.py)
     "dice_sets": {"address": "TEXT NOT NULL DEFAULT ''", "version": "INTEGER NOT NULL DEFAULT 0"},
@@ -234,6 +235,7 @@ class GameRow:
     created: float
     updated: float
     rematch: str | None = None  # the game started as this one's rematch: every device at the table follows it
+    next_game: str | None = None  # a new game its owner started after it was over: the phones follow it too
 
     @property
     def status(self) -> str:
@@ -258,6 +260,7 @@ class GameRow:
             created=row["created"],
             updated=row["updated"],
             rematch=row["rematch"],
+            next_game=row["next_game"],
         )
 
 
@@ -518,6 +521,11 @@ class Store:
         row = self.conn().execute("SELECT id FROM games WHERE rematch = ?", (game_id,)).fetchone()
         return None if row is None else str(row["id"])
 
+    def started_after(self, game_id: str) -> str | None:
+        """The game after which ``game_id`` was started as its owner's next game (None: started afresh)."""
+        row = self.conn().execute("SELECT id FROM games WHERE next_game = ?", (game_id,)).fetchone()
+        return None if row is None else str(row["id"])
+
     def exists(self, game_id: str) -> bool:
         return self.conn().execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
 
@@ -579,6 +587,7 @@ class Store:
             "public": row.public,
             "bound_seats": row.bound_seats,
             "rematch": row.rematch,
+            "next_game": row.next_game,
             "photos": self._photo_map(conn, row.id),
             "memory": learned(conn, row.id),
             "state": state if full else trimmed(state, self._extra_counter(row.id)),
@@ -985,6 +994,18 @@ class Store:
             log = self._load_log(conn, row)
             conn.execute("UPDATE games SET rematch = ? WHERE id = ?", (rematch_id, game_id))
             return rematch_id, self._bump(conn, self._row(conn, game_id), log)
+
+    def link_next(self, game_id: str, next_id: str) -> JSON | None:
+        """Make ``next_id`` the game that follows ``game_id``, where that game is over and nothing follows it yet (no
+        rematch, no next game), so that its devices go where the table went. Returns the old game's new view (to
+        tell its watchers), None where it was not linked."""
+        with self._write() as conn:
+            row = self._row(conn, game_id)
+            if not (row.over or row.finished is not None) or row.rematch is not None or row.next_game is not None:
+                return None
+            log = self._load_log(conn, row)
+            conn.execute("UPDATE games SET next_game = ? WHERE id = ?", (next_id, game_id))
+            return self._bump(conn, self._row(conn, game_id), log)
 
     def set_public(self, game_id: str, public: bool) -> JSON:
         with self._write() as conn:

@@ -101,8 +101,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "points_table",
         DEFAULT_TABLE,
-        "Points in points mode, nine numbers: Grande, Poker, Full House, Große Straße, Kleine Straße, Drilling, "
-        "Zwei Paare, Paar, Nichts.",
+        "Points in points mode, nine numbers: five of a kind (Grande), four of a kind (Poker), full house, large "
+        "straight, small straight, three of a kind, two pairs, pair, nothing.",
         "Punkte der Punktevariante, neun Zahlen: Grande, Poker, Full House, Große Straße, Kleine Straße, Drilling, "
         "Zwei Paare, Paar, Nichts.",
     ),
@@ -123,12 +123,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     _house_rule(
         "gap_straight",
-        "straight with a gap: 1-2-3-4-6 counts as a Kleine Straße, just below a true 1-2-3-4-5.",
+        "straight with a gap: 1-2-3-4-6 counts as a small straight, just below a true 1-2-3-4-5.",
         "Straße mit Lücke: 1-2-3-4-6 zählt als Kleine Straße, knapp unter 1-2-3-4-5.",
     ),
     _house_rule(
         "straight_above_full_house",
-        "straights rank above the full house (Große Straße > Kleine Straße > Full House).",
+        "straights rank above the full house (large straight > small straight > full house).",
         "Straßen stehen über dem Full House (Große Straße > Kleine Straße > Full House).",
     ),
 )

@@ -299,7 +299,7 @@ class SheetRules(Rules[SheetState]):
         Setting(
             "doubling",
             DOUBLING_ALL_FIVE,
-            "When a combination or the Summe doubles: any throw of all five dice at once (the rule text), "
+            "When a combination or the sum doubles: any throw of all five dice at once (the rule text), "
             "or only the first throw of a turn.",
             "Wann eine Kombination oder die Summe doppelt zählt: bei jedem Wurf aller fünf Würfel auf einmal "
             "(Regeltext) oder nur beim ersten Wurf eines Zuges.",

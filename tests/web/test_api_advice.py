@@ -64,7 +64,7 @@ def test_said_labels_follow_the_language(client: Device) -> None:
     gid = pokerdice_to_beat(client, ["Q", "Q", "Q", "J", "9"], ["A", "A", "K", "10", "9"])
     de = advice(client, gid, headers={"Accept-Language": "de"}).json["advice"]["beat"]
     en = advice(client, gid, headers={"Accept-Language": "en"}).json["advice"]["beat"]
-    assert en["said"] == "Three of a Kind" and de["said"] != en["said"]
+    assert en["said"] == "Three of a kind" and de["said"] != en["said"]
 
 
 def test_sheet_advice_carries_every_open_row(client: Device) -> None:

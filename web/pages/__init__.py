@@ -29,6 +29,7 @@ def register(app: Flask) -> None:
     from web.pages.phone import install as install_phone
     from web.pages.photo import bp as photo_bp
     from web.pages.records import bp as records_bp
+    from web.pages.speech import install as install_speech
     from web.pages.start import bp as start_bp
     from web.pages.table import bp as table_bp
     from web.pages.views import install_filters
@@ -42,6 +43,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(camera_bp)
     app.register_blueprint(photo_bp)
     app.register_blueprint(records_bp)
+    install_speech(app)
 
     @app.errorhandler(NotMember)
     def _not_member(exc: NotMember) -> tuple[str, int]:

@@ -221,6 +221,7 @@ class ChoiceView:
     detail: JSON = field(default_factory=dict)
     strike: bool = False
     group: str = ""
+    short: str = ""  # a sheet entry's field alone (row, and column where there are several), for compact buttons
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,7 @@ class GamePage:
     turn_text: str
     winners: tuple[PlayerView, ...] = ()
     rematch: str | None = None  # the game's rematch, once someone started it: every device follows there
+    next_game: str | None = None  # the new game the table started after this one was over: the devices follow it
     memory: DiceMemory | None = None  # what the reader has learned of the dice on this table (None: nothing yet)
 
     @property
@@ -320,8 +322,9 @@ def action_fields(rules: Rules[Any], kind: str) -> tuple[dict[str, bool], bool]:
 SCHULE_RESULTS = frozenset({"closed", "closed_with_reserve", "zero"})
 
 
-def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, ...]:
-    """Turn the game's options into ready actions: given fields come from the option, the rest are asked for."""
+def build_choices(rules: Rules[Any], options: list[JSON], columns: int = 0) -> tuple[ChoiceView, ...]:
+    """Turn the game's options into ready actions: given fields come from the option, the rest are asked for.
+    ``columns``: the sheet's columns (1: no button names its column; 0: unknown, every button does)."""
     out = []
     for opt in options:
         kind = str(opt.get("action", ""))
@@ -345,7 +348,8 @@ def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, .
             ChoiceView(
                 kind=kind,
                 player=int(opt.get("player") or 0),
-                label=choice_label(rules.id, kind, opt),
+                label=choice_label(rules.id, kind, opt, columns),
+                short=choice_where(opt, columns) if kind in ("enter", "strike") else "",
                 # a Schule field scores no points (its label says what it does to the reserve, or that it is a zero)
                 points=None if result in SCHULE_RESULTS else opt.get("points"),
                 action=action,
@@ -359,7 +363,16 @@ def build_choices(rules: Rules[Any], options: list[JSON]) -> tuple[ChoiceView, .
     return tuple(out)
 
 
-def choice_label(game: str, kind: str, opt: JSON) -> str:
+def choice_where(opt: JSON, columns: int = 0) -> str:
+    """The sheet's field a choice enters: its row, with its column only where the sheet has more than one."""
+    row = pick(str(opt.get("label_de", "")), str(opt.get("label_en", ""))) or str(opt.get("row", ""))
+    column = opt.get("column")
+    if column is None or columns == 1:
+        return row
+    return tr("%(row)s, column %(col)s", row=row, col=int(column) + 1)
+
+
+def choice_label(game: str, kind: str, opt: JSON, columns: int = 0) -> str:
     """The words on a choice button, in the reader's language, from the option's own data."""
     lang = language()
     if kind == "stand":
@@ -373,9 +386,7 @@ def choice_label(game: str, kind: str, opt: JSON) -> str:
             return tr("Throw %(n)s of %(max)s", n=number, max=limit)
         return f"{tr('Throw')} {number}" if number else tr("Throw")
     if kind in ("enter", "strike"):
-        row = pick(str(opt.get("label_de", "")), str(opt.get("label_en", ""))) or str(opt.get("row", ""))
-        column = opt.get("column")
-        where = tr("%(row)s, column %(col)s", row=row, col=int(column) + 1) if column is not None else row
+        where = choice_where(opt, columns)
         if kind == "strike":
             return tr("Strike %(where)s", where=where)
         result = opt.get("result")
@@ -545,9 +556,10 @@ def build_game_page(game: JSON) -> GamePage:
         )
         for i, name in enumerate(names)
     )
-    choices = build_choices(rules, list(state.get("options") or []))
-    outcome = state.get("outcome")
     settings: JSON = dict(state.get("settings") or {})
+    columns = settings.get("columns")
+    choices = build_choices(rules, list(state.get("options") or []), columns if isinstance(columns, int) else 0)
+    outcome = state.get("outcome")
     dice_kind = str(settings.get("dice", "pip"))
     winners = tuple(players[w] for w in (outcome or {}).get("winners", []) if 0 <= w < len(players))
     return GamePage(
@@ -578,5 +590,6 @@ def build_game_page(game: JSON) -> GamePage:
         ),
         winners=winners,
         rematch=str(game["rematch"]) if game.get("rematch") else None,
+        next_game=str(game["next_game"]) if game.get("next_game") else None,
         memory=dice_memory(game),
     )

@@ -10,6 +10,7 @@ from flask_babel import ngettext
 from werkzeug.wrappers import Response
 
 from companion import numbers
+from web.access import AGREEMENTS
 from web.pages import data
 from web.pages.i18n import tr
 from web.pages.model import ChoiceView, GamePage, build_game_page
@@ -37,18 +38,31 @@ def _me_pairs() -> list[tuple[str, int]]:
 
 
 def _my_choice(game_id: str) -> int | None:
-    """This device's choice for the game, or for the game it is the rematch of (the group that follows a rematch
-    sits where it sat), None where it never chose."""
-    pairs = dict(_me_pairs())
+    """This device's choice for the game, or for the game it follows: the game it is the rematch of (the group sits
+    where it sat), or the over game after which the table started it (the same player where the name is the same;
+    asked again where it is not). None where it never chose."""
+    return _choice_in(dict(_me_pairs()), game_id, ME_GAMES)
+
+
+def _choice_in(pairs: dict[str, int], game_id: str, depth: int) -> int | None:
+    if game_id in pairs:
+        return pairs[game_id]
     store = data.store()
-    for _ in range(ME_GAMES):
-        if game_id in pairs:
-            return pairs[game_id]
-        before = store.rematch_of(game_id)
-        if before is None:
-            return None
-        game_id = before
-    return None
+    if depth <= 0:
+        return None
+    before = store.rematch_of(game_id)
+    if before is not None:
+        return _choice_in(pairs, before, depth - 1)
+    before = store.started_after(game_id)
+    if before is None:
+        return None
+    seat = _choice_in(pairs, before, depth - 1)
+    if seat is None or seat == SHARED:
+        return seat
+    old = [str(p) for p in store.row(before).setup.get("players") or []]
+    new = [str(p).strip().casefold() for p in store.row(game_id).setup.get("players") or []]
+    name = old[seat].strip().casefold() if 0 <= seat < len(old) else None
+    return new.index(name) if name in new else None
 
 
 def me_in(game_id: str, players: int, bound: bool = False) -> int | None:
@@ -82,6 +96,7 @@ class PhonePage:
     me: int | None = None
     own_seat_only: bool = False  # the game binds this phone to its seat: it gets no controls for other seats
     chosen: bool = True  # this phone has said whose it is; until then it is asked first, and shows no entry
+    may_undo: bool = True  # the last action may be undone here (a bound phone: only its own player's)
 
     @property
     def ask_seat(self) -> bool:
@@ -96,11 +111,26 @@ class PhonePage:
         return self.page.to_move != self.me and not any(c.player == self.me for c in self.page.choices)
 
 
+def own_seat_view(page: GamePage, rows: list[dict[str, Any]], me: int | None) -> tuple[GamePage, bool]:
+    """What a phone bound to seat ``me`` may do, as the server allows it (web/access.require_seat): its own seat's
+    choices and the agreements, and undo of its own last action (the second value); another player's buttons would
+    only be refused. ``me`` None: a bound phone that has not chosen, which may do nothing but agree."""
+    page = replace(page, choices=tuple(c for c in page.choices if c.player == me or c.kind in AGREEMENTS))
+    last_action = (rows[-1].get("action") or {}) if rows else {}
+    mine = me is not None and last_action.get("player") == me
+    return page, bool(rows) and (mine or last_action.get("type") in AGREEMENTS)
+
+
 def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id, 1), page)  # the last action's line
+    rows = data.history(game_id, 1)  # the last action: its line, and whose it was
+    lines = history_lines(rows, page)
+    me = me_in(game_id, len(page.players), bound)
+    may_undo = bool(lines)
+    if bound and me is not None:
+        page, may_undo = own_seat_view(page, rows, me)
     return PhonePage(
         page=page,
         role=loaded.role,
@@ -108,9 +138,10 @@ def phone_context(game_id: str) -> PhonePage:
         join_code=loaded.code if loaded.role in data.WRITE_ROLES else "",
         table_dice=turn_dice(page),
         last=lines[-1] if lines else None,
-        me=me_in(game_id, len(page.players), bound),
+        me=me,
         own_seat_only=bound,
         chosen=loaded.role == "owner" or has_chosen(game_id, bound),  # the owner's device is the table's own
+        may_undo=may_undo,
     )
 
 
@@ -121,6 +152,7 @@ class ChoiceGroup:
     title: str
     choices: tuple[ChoiceView, ...]
     folded: bool = False
+    compact: bool = False  # a sheet's fields: small buttons side by side, each naming its field only (issue 61)
 
 
 def losing(choice: ChoiceView) -> bool:
@@ -147,18 +179,24 @@ def phone_choices(page: GamePage) -> list[ChoiceGroup]:
     groups = []
     main = [c for c in rest if c.kind in ("stand", "enter") and not losing(c)]
     if main:
-        groups.append(ChoiceGroup(tr("Enter") if any(c.kind == "enter" for c in main) else "", tuple(main)))
-    # entries that score nothing come after those that score: a combination not made, then a Schule's zero
-    losses = sorted(
-        (c for c in rest if c.kind == "enter" and losing(c)), key=lambda c: c.detail.get("result") == "zero"
-    )
-    if losses:
-        groups.append(ChoiceGroup(tr("Enter without scoring"), tuple(losses)))
+        sheet = all(c.kind == "enter" for c in main)
+        title = tr("Enter") if any(c.kind == "enter" for c in main) else ""
+        groups.append(ChoiceGroup(title, tuple(main), compact=sheet))
+    # entries that score nothing come after those that score: a combination not made, then a Schule's zero; the
+    # group's title says what entering does, so each button names its field only (a page of four-line buttons was
+    # the phone's sheet before)
+    losses = [c for c in rest if c.kind == "enter" and losing(c)]
+    not_made = [c for c in losses if c.detail.get("result") != "zero"]
+    zeros = [c for c in losses if c.detail.get("result") == "zero"]
+    if not_made:
+        groups.append(ChoiceGroup(tr("Not made: entered as a strike (0)"), tuple(not_made), False, True))
+    if zeros:
+        groups.append(ChoiceGroup(tr("A zero (−200 at the end)"), tuple(zeros), False, True))
     if places:
         groups.append(ChoiceGroup(tr("Place a die"), tuple(places.values())))
     strikes = [c for c in rest if c.kind == "strike"]
     if strikes:
-        groups.append(ChoiceGroup(tr("Strike a row instead"), tuple(strikes), folded=True))
+        groups.append(ChoiceGroup(tr("Strike a row instead"), tuple(strikes), folded=True, compact=True))
     starters = [
         replace(c, label=tr("%(name)s starts", name=p.name if (p := page.player(c.player)) else c.player))
         for c in rest

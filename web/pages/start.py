@@ -26,6 +26,8 @@ class RecentGame:
     role: str
     updated: str
     actions: int
+    when: str = ""  # the last change, in the reader's words and the server's time: two games of one evening apart
+    winners: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class StartPage:
     name_limit: int = 40  # web.api.NAME_LIMIT: a longer name is refused in words, never cut without one
     known: tuple[str, ...] = ()  # players remembered from earlier games, offered as each name is typed
     dice_sets_url: str = ""  # where start.js lists the saved dice sets (issue 52)
+    after: str = ""  # the over game this one is started after: its phones follow the new game (web/api.py)
+    names: tuple[str, ...] = ()  # that game's players, filled in: a phone keeps its player where the name stays
 
 
 def recent_games() -> tuple[RecentGame, ...]:
@@ -48,6 +52,10 @@ def recent_games() -> tuple[RecentGame, ...]:
 
     out = []
     for g in data.games_here():
+        outcome = g.get("outcome") if isinstance(g.get("outcome"), dict) else {}
+        names = [str(n) for n in g.get("players") or ()]
+        seats = (outcome or {}).get("winners") or ()
+        winners = tuple(names[w] for w in seats if isinstance(w, int) and 0 <= w < len(names))
         try:
             name = game_name(rules_for(str(g["game"])))
         except BecherError:
@@ -61,9 +69,25 @@ def recent_games() -> tuple[RecentGame, ...]:
                 role=str(g.get("role", "")),
                 updated=str(g.get("updated") or ""),
                 actions=int(g.get("actions") or 0),
+                when=when(str(g.get("updated") or "")),
+                winners=winners,
             )
         )
     return tuple(out)
+
+
+def when(iso: str) -> str:
+    """A stored time (ISO, UTC) as the page's language writes a short date and time, in the server's time zone (the
+    table's own clock: the server runs beside it)."""
+    from datetime import datetime
+
+    from flask_babel import format_datetime
+
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone()
+    except ValueError:
+        return ""
+    return str(format_datetime(moment.replace(tzinfo=None), "short"))
 
 
 def known_players() -> tuple[str, ...]:
@@ -74,8 +98,26 @@ def known_players() -> tuple[str, ...]:
     return tuple(p.name for p in players(data.store().conn(), visible()))
 
 
+def game_before() -> tuple[str, tuple[str, ...]]:
+    """The game named by ``?after=`` (the table's "New game" of an over game this device owns) and its players;
+    nothing for any other game, so the form starts as an ordinary new game."""
+    after = request.args.get("after", "")
+    if not after.isalnum():
+        return "", ()
+    from web.store import NotFound
+
+    try:
+        row = data.store().row(after)
+    except NotFound:
+        return "", ()
+    if row.owner != data.device() or not (row.over or row.finished is not None) or row.rematch or row.next_game:
+        return "", ()
+    return row.id, tuple(str(p) for p in row.setup.get("players") or ())
+
+
 @bp.get("/")
 def index() -> Any:
+    after, names = game_before()
     ctx = StartPage(
         games=tuple(game_choices()),
         recent=recent_games(),
@@ -84,6 +126,9 @@ def index() -> Any:
         name_limit=NAME_LIMIT,
         known=known_players(),
         dice_sets_url=url_for("api.dice_sets_list"),
+        after=after,
+        names=names,
+        default_players=max(2, len(names)),
     )
     return render_template("start.html", ctx=ctx)
 

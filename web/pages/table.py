@@ -36,6 +36,7 @@ class TablePage:
     loopback: bool = False
     phones: PhonesBox | None = None
     set_to_update: bool = False  # ask "Update 'NAME' with tonight's throws?" (the game ended; this device's set)
+    may_undo: bool = True  # the last action may be undone from this device (a bound phone: its own player's only)
 
     @property
     def waiting(self) -> bool:
@@ -132,7 +133,14 @@ def is_loopback(url: str) -> bool:
 def table_context(game_id: str) -> TablePage:
     loaded = data.load(game_id)
     page = build_game_page(loaded.game)
-    lines = history_lines(data.history(game_id, RECENT), page)  # the recent lines only: a long game is cheap
+    rows = data.history(game_id, RECENT)  # the recent lines only: a long game is cheap
+    lines = history_lines(rows, page)
+    may_undo = bool(rows)
+    if loaded.game.get("bound_seats") and loaded.role != "owner":
+        # a bound phone on the table view gets the buttons its phone view gets (issue 61), not every seat's
+        from web.pages.phone import me_in, own_seat_view
+
+        page, may_undo = own_seat_view(page, rows, me_in(game_id, len(page.players), True))
     show_join = loaded.role in data.WRITE_ROLES
     url = data.join_url(loaded.code) if show_join else ""
     return TablePage(
@@ -149,6 +157,7 @@ def table_context(game_id: str) -> TablePage:
         loopback=is_loopback(url),
         phones=phones_box(game_id, loaded.game, page) if loaded.role == "owner" else None,
         set_to_update=set_to_update(page),
+        may_undo=may_undo,
     )
 
 

@@ -57,8 +57,9 @@ ACTION_WORDS = {
 }
 
 
-def describe_action(action: JSON, page: GamePage) -> str:
-    """One line saying what an action did, for the history and for "undone: ..." messages."""
+def describe_action(action: JSON, page: GamePage, hand: str = "") -> str:
+    """One line saying what an action did, for the history and for "undone: ..." messages. ``hand``: the hand a
+    player stood on (the stand itself carries no dice), named so "Last: Anna stood" says on what."""
     kind = str(action.get("type", ""))
     player = page.player(action.get("player"))
     who = player.name if player else "?"
@@ -67,7 +68,7 @@ def describe_action(action: JSON, page: GamePage) -> str:
     if kind == "throw":
         return tr("%(who)s threw %(dice)s", who=who, dice=faces)
     if kind == "stand":
-        return tr("%(who)s stood", who=who)
+        return tr("%(who)s stood: %(hand)s", who=who, hand=hand) if hand else tr("%(who)s stood", who=who)
     if kind == "enter":
         return tr("%(who)s entered %(row)s", who=who, row=row_name(page, str(action.get("row", ""))))
     if kind == "strike":
@@ -124,19 +125,47 @@ class HistoryLine:
     image: str | None = None
 
 
+def stood_on(page: GamePage) -> Any:
+    """A function naming the hand of a player's dice in this game (its settings: ace as joker, poker faces), or
+    naming nothing where the rules cannot say."""
+    from companion.core import rules_for
+    from companion.errors import BecherError
+    from web.pages.model import hand_label
+
+    try:
+        rules = rules_for(page.game)
+        setup = rules.make_setup([p.name for p in page.players], page.settings)
+    except BecherError:
+        return lambda dice: ""
+
+    def name(dice: list[int]) -> str:
+        try:
+            return hand_label(rules.hand(dice, setup))
+        except (BecherError, ValueError, TypeError, KeyError):
+            return ""
+
+    return name
+
+
 def history_lines(rows: list[JSON], page: GamePage) -> list[HistoryLine]:
     out = []
+    thrown: dict[object, list[int]] = {}  # each player's last dice thrown: the hand a stand stands on
+    hand_of = stood_on(page) if any((r.get("action") or {}).get("type") == "stand" for r in rows) else None
     for r in rows:
         action = r.get("action") or {}
         seat = action.get("player")
         player = page.player(seat)
         photo = r.get("photo")
+        dice = action.get("dice")
+        if action.get("type") == "throw" and isinstance(dice, list) and len(dice) == 5:
+            thrown[seat] = dice
+        hand = hand_of(thrown[seat]) if hand_of and action.get("type") == "stand" and seat in thrown else ""
         out.append(
             HistoryLine(
                 n=int(r.get("n", 0)),
                 player=seat,
                 colour=player.colour if player else "",
-                text=describe_action(action, page),
+                text=describe_action(action, page, hand),
                 photo=photo_url(photo),
                 at=str(r.get("at") or ""),
                 image=f"/api/photos/{photo}" if photo else None,
@@ -349,6 +378,12 @@ def client_words() -> Markup:
         "name_needed": tr("Give the dice a name."),
         "dice_set_option": tr("%(name)s (seen: %(n)s)"),
         "dice_set_forgotten": tr("These dice are forgotten."),
+        # the table speaks (speak.js): a throw proposed from a photo, and the button's state said
+        "speak_proposed": tr("Proposed: %(dice)s."),
+        "speak_on": tr("The table reads the game aloud."),
+        "speak_off": tr("The table is silent."),
+        # a name pasted over the limit (start.js): said next to its field, the name quoted whole or cut at a word
+        "name_too_long": tr("A player's name may have at most %(n)s characters; shorten %(name)s."),
         "all_entered": tr("All dice are entered: tap one of them to change it."),
         "uncertain_n": {
             n: str(ngettext("%(num)s die read is uncertain.", "%(num)s dice read are uncertain.", n))
@@ -508,10 +543,16 @@ def outcome_reason(page: GamePage) -> str:
             "target": view.get("target", settings.get("points_to_win")),
             "won": points[seat] if seat < len(points) else "",
             "lost": points[1 - seat] if 0 <= 1 - seat < len(points) else "",
+            "other": page.players[1 - seat].name if 0 <= 1 - seat < len(page.players) else "",
         }
+        # whose points are which, in words: "reached 3 points: 5:1" read as a riddle (issue 61)
         if games == 1:
-            return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after one game.", **facts)
-        return tr("%(name)s reached %(target)s points: %(won)s:%(lost)s after %(games)s games.", games=games, **facts)
+            return tr("Points: %(name)s %(won)s, %(other)s %(lost)s (%(target)s to win), after one game.", **facts)
+        return tr(
+            "Points: %(name)s %(won)s, %(other)s %(lost)s (%(target)s to win), after %(games)s games.",
+            games=games,
+            **facts,
+        )
     if page.game == "pokerdice":
         wins = int(settings.get("wins") or 0)
         return str(

@@ -56,8 +56,8 @@ GAME_WORDS = (
     lazy_gettext("The game ends at the first player with the last strike (that player loses) instead of playing on."),
     lazy_gettext("Rounds in points mode."),
     lazy_gettext(
-        "Points in points mode, nine numbers: Grande, Poker, Full House, Große Straße, Kleine Straße, Drilling, "
-        "Zwei Paare, Paar, Nichts."
+        "Points in points mode, nine numbers: five of a kind (Grande), four of a kind (Poker), full house, large "
+        "straight, small straight, three of a kind, two pairs, pair, nothing."
     ),
     lazy_gettext("House rule: held dice are fixed: dice set aside stay aside for the rest of the turn."),
     lazy_gettext("House rule: ace as joker: each 6 (ace) counts as whatever value makes the best hand."),
@@ -65,12 +65,12 @@ GAME_WORDS = (
         "House rule: blind first throw: the starter may stand on an unseen first throw; "
         "then everyone gets one unseen throw."
     ),
-    lazy_gettext("House rule: straight with a gap: 1-2-3-4-6 counts as a Kleine Straße, just below a true 1-2-3-4-5."),
-    lazy_gettext("House rule: straights rank above the full house (Große Straße > Kleine Straße > Full House)."),
+    lazy_gettext("House rule: straight with a gap: 1-2-3-4-6 counts as a small straight, just below a true 1-2-3-4-5."),
+    lazy_gettext("House rule: straights rank above the full house (large straight > small straight > full house)."),
     lazy_gettext("Round wins that take the match."),
     lazy_gettext("Columns of the sheet; every row is filled left to right."),
     lazy_gettext(
-        "When a combination or the Summe doubles: any throw of all five dice at once (the rule text), "
+        "When a combination or the sum doubles: any throw of all five dice at once (the rule text), "
         "or only the first throw of a turn."
     ),
     lazy_gettext("Allow up to 8 players (the rules say 1 to 4)."),

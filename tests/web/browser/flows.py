@@ -16,12 +16,14 @@ def new_game(
     players: Sequence[str],
     settings: Mapping[str, Any] = (),
     bound_seats: bool = False,
+    here: bool = False,
 ) -> str:
     """Fill the start page (game, names, settings) and start; returns the game id from the table's address.
 
     The phones of these flows play every seat (the start page's "each phone plays only for its player" unticked)
-    unless ``bound_seats``."""
-    tablet.goto(f"{base}/")
+    unless ``bound_seats``. ``here``: the tablet is on the start page already (as the table's "New game" left it)."""
+    if not here:
+        tablet.goto(f"{base}/")
     tablet.check(f'input[name="game"][value="{game}"]')
     visible = tablet.locator(".player-line:not([hidden])").count()
     while visible < len(players):
@@ -85,7 +87,7 @@ def throw(phone: Page, values: Iterable[int], keep: Iterable[int] = (), who: str
     wait_revision(phone, before + 1)
 
 
-def choose(phone: Page, text: str | None = None) -> None:
+def choose(phone: Page, text: str | re.Pattern[str] | None = None) -> None:
     """Tap a choice (by its words, or the first one)."""
     before = revision(phone)
     choices = phone.locator("button.choice")

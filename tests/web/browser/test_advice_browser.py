@@ -30,7 +30,7 @@ def test_the_hint_switch_marks_the_best_hold_and_is_remembered(server: str, tabl
     switch.check()
     best = phone.locator(".advice-best")
     expect(best).to_contain_text("Keep A A A:")
-    expect(best).to_contain_text("to beat Anna's Full House")
+    expect(best).to_contain_text("to beat Anna's Full house")  # one capitalisation (issue 61)
     expect(phone.locator(".advice-next li")).to_have_count(2)
     expect(phone.locator(".hold-btn.advised")).to_have_count(3)
     assert [phone.locator(".hold-btn.advised").nth(i).get_attribute("data-pos") for i in range(3)] == ["0", "1", "2"]

@@ -5,6 +5,7 @@ Each test keeps a screenshot of the table view at tablet size (artifacts/screens
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -99,12 +100,12 @@ def test_pokerdice_whole_game(server: str, tablet: Any, phone: Any) -> None:
 
 
 SHEET_TURNS = [
-    ([1, 1, 1, 1, 2], "School 1"),
-    ([2, 2, 2, 3, 4], "School 2"),
-    ([3, 3, 1, 2, 5], "School 3"),
-    ([4, 4, 4, 4, 4], "School 4"),
-    ([5, 1, 2, 3, 4], "School 5"),
-    ([6, 6, 6, 1, 2], "School 6"),
+    ([1, 1, 1, 1, 2], "Schule 1"),
+    ([2, 2, 2, 3, 4], "Schule 2"),
+    ([3, 3, 1, 2, 5], "Schule 3"),
+    ([4, 4, 4, 4, 4], "Schule 4"),
+    ([5, 1, 2, 3, 4], "Schule 5"),
+    ([6, 6, 6, 1, 2], "Schule 6"),
     ([6, 6, 1, 2, 3], "Pair"),
     ([5, 5, 5, 1, 2], "Three of a kind"),
     ([4, 4, 3, 3, 1], "Two pairs"),
@@ -124,13 +125,15 @@ def test_sheet_whole_game(server: str, tablet: Any, phone: Any) -> None:
         throw(phone, dice)
         if row == "Five of a kind":
             phone.click("details summary")
-            choose(phone, "Strike Five of a kind")
+            before = revision(phone)
+            phone.locator("details[open] button.choice", has_text="Five of a kind").click()  # its strike
+            wait_revision(phone, before + 1)
         else:
-            choose(phone, f"{row}, column 1")
+            choose(phone, re.compile(rf"^\s*{re.escape(row)}\b"))  # one column: the buttons name the row only
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_contain_text("Anna wins!")
     block = tablet.locator("table.sheet")
-    # School 3 (two threes) and School 5 (one five) could not be paid from a reserve of 1: two zeros
+    # Schule 3 (two threes) and Schule 5 (one five) could not be paid from a reserve of 1: two zeros
     expect(block.locator("tbody .cell-zero")).to_have_count(2)
     expect(block.locator("tfoot .cell-zero")).to_contain_text("2")
     expect(block.locator(".cell-double").first).to_be_visible()  # first-throw entries are doubled
@@ -162,6 +165,9 @@ def test_board_whole_game(server: str, tablet: Any, phone: Any) -> None:
             shot = True
     table_follows(tablet, phone)
     expect(tablet.locator(".winner")).to_be_visible()
+    # whose points are which, in words (not "reached 1 points: 2:0")
+    points = re.compile(r"^Points: (Anna|Ben) \d+, (Anna|Ben) \d+ \(1 to win\)")
+    expect(tablet.locator(".winner .why")).to_contain_text(points)
     expect(tablet.locator(".board .won")).not_to_have_count(0)
     expect(tablet.locator(".slot .order")).to_have_count(18)
     screenshot(tablet, "board-table")

@@ -724,9 +724,11 @@
     }
     if (what !== "game" || !data) return;
     if (data.revision <= revision) return;
-    if (data.rematch) {
-      // someone at the table started the rematch: this device follows into it (the group stays in one game)
-      goTo(`/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(data.rematch)}`);
+    const next = data.rematch || data.next_game;
+    if (next) {
+      // someone at the table started the rematch, or the table a new game after this one: this device follows into
+      // it (the group stays in one game; the server kept its player where the name is the same)
+      goTo(`/${live.dataset.view === "table" ? "table" : "phone"}/${encodeURIComponent(next)}`);
       return;
     }
     const part = live.querySelector(".part");

@@ -111,8 +111,57 @@
   });
   document.getElementById("remove-player").addEventListener("click", () => setCount(visible() - 1));
 
+  /* A name over the limit is said next to its own field, the name quoted whole (or cut after a whole word), and
+     the field keeps what was typed: the field's maxlength stops typing at the limit, and a longer name pasted is
+     kept whole and marked, never cut without a word. */
+  const chars = (text) => [...text].length;
+  function quoted(name) {
+    const room = 60;
+    if (chars(name) <= room) return `“${name}”`;
+    const cut = [...name].slice(0, room).join("");
+    const at = Math.max(cut.lastIndexOf(" "), cut.lastIndexOf("-") + 1);
+    return `“${(at > 0 ? cut.slice(0, at) : cut).trim()}…”`;
+  }
+  function fieldError(input, text) {
+    const box = document.getElementById(`${input.id}-error`);
+    if (!box) return false;
+    box.textContent = text || "";
+    box.hidden = !text;
+    if (text) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", box.id);
+    } else {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }
+    return true;
+  }
+  function tooLong(input) {
+    const limit = Number(input.dataset.limit || Infinity);
+    const name = input.value.trim();
+    return chars(name) > limit ? Becher.fmt(Becher.words.name_too_long, { n: limit, name: quoted(name) }) : "";
+  }
+  form.addEventListener("paste", (ev) => {
+    const input = ev.target;
+    if (input.name !== "player" || !ev.clipboardData) return;
+    const text = ev.clipboardData.getData("text").replace(/[\r\n]+/g, " ");
+    const whole = input.value.slice(0, input.selectionStart) + text + input.value.slice(input.selectionEnd);
+    if (chars(whole.trim()) <= Number(input.dataset.limit || Infinity)) return;
+    ev.preventDefault();
+    input.value = whole; // set from the script, past the maxlength: the person sees what they pasted
+    fieldError(input, tooLong(input));
+  });
+  form.addEventListener("beforeinput", (ev) => {
+    // typing stopped by the maxlength is said too, next to the field: the name is never cut without a word
+    const input = ev.target;
+    if (input.name !== "player" || !ev.inputType.startsWith("insert") || input.selectionStart !== input.selectionEnd) return;
+    const limit = Number(input.dataset.limit || Infinity);
+    if (chars(input.value) < limit) return;
+    const typed = input.value + (ev.data || "");
+    fieldError(input, Becher.fmt(Becher.words.name_too_long, { n: limit, name: quoted(typed) }));
+  });
   form.addEventListener("input", (ev) => {
-    if (ev.target.name === "player") ev.target.removeAttribute("aria-invalid");
+    if (ev.target.name === "player") fieldError(ev.target, tooLong(ev.target));
   });
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -137,16 +186,21 @@
       const bound = document.getElementById("bound-seats");
       const body = { game, players, settings, bound_seats: bound ? bound.checked : true };
       if (select && !pick.hidden && select.value) body.dice_set = Number(select.value);
+      if (form.dataset.after) body.after = form.dataset.after; // the last game's phones follow this one
       const res = await Becher.api("POST", "/api/games", body);
       window.location.href = `/table/${res.game.id}`;
     } catch (e) {
+      // a name over the limit: the message goes next to the field that holds it, which gets the focus, its text
+      // untouched; any other refusal is said by the Start button
+      const long = lines.filter((l) => !l.hidden).map((l) => l.querySelector("input")).find((input) => tooLong(input));
+      if (long && fieldError(long, Becher.describeError(e))) {
+        long.focus();
+        long.scrollIntoView({ block: "center" });
+        return;
+      }
       err.textContent = Becher.describeError(e);
       err.hidden = false;
-      // a name over the limit: the field that holds it is marked and gets the focus, its text untouched
-      const long = lines.filter((l) => !l.hidden).map((l) => l.querySelector("input"))
-        .find((input) => [...input.value.trim()].length > Number(input.dataset.limit || Infinity));
-      if (long) { long.setAttribute("aria-invalid", "true"); long.setAttribute("aria-describedby", "new-error"); long.focus(); }
-      else if (err.focus) err.focus();
+      if (err.focus) err.focus();
     }
   });
 
