@@ -136,8 +136,9 @@ def table_context(game_id: str) -> TablePage:
     rows = data.history(game_id, RECENT)  # the recent lines only: a long game is cheap
     lines = history_lines(rows, page)
     may_undo = bool(rows)
-    if loaded.game.get("bound_seats") and loaded.role != "owner":
-        # a bound phone on the table view gets the buttons its phone view gets (issue 61), not every seat's
+    if loaded.game.get("bound_seats") and loaded.role != "owner" and loaded.can_write:
+        # a bound phone on the table view gets the buttons its phone view gets (issue 61), not every seat's; a
+        # viewer's page offers no buttons at all and keeps the mark of the throw to come
         from web.pages.phone import me_in, own_seat_view
 
         page, may_undo = own_seat_view(page, rows, me_in(game_id, len(page.players), True))
