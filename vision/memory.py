@@ -52,6 +52,12 @@ HALF_LIFE = 40.0  # throws after which a confirmed crop counts half
 RECENT = 5  # the last throws whose dice set the size of the dice in play
 SIZE_FACTOR = 1.8  # a candidate this far off their side, either way, is no die of this game (as vision/decide.py)
 SIZE_SPREAD = 1.4  # ... once the recent dice agree on a size: their upper quartile within this factor of the lower
+# A candidate less like the game's dice than all but UNLIKE_SHARE of its own dice are like each other (each against
+# the other throws' dice, ``like_floor``) is unlike them: a speck, a token, a hole (issue 59). Measured on the rendered
+# games and the webcam set, a fixed cosine cannot say it: dice of one set are 0.51-0.98 alike from game to game,
+# phantoms 0.72-0.94; against a game's own spread, most phantoms fall below and few dice do
+UNLIKE_SHARE = 0.02
+UNLIKE_AFTER = 20  # dice confirmed (from two throws or more) before the floor is known
 
 
 def normalise(emb: np.ndarray, parts: Sequence[int]) -> np.ndarray:
@@ -92,6 +98,7 @@ class DiceMemory:
         self.corrected = np.zeros(0, bool)
         self.sides = np.zeros(0, np.float32)
         self._weights: np.ndarray | None = None
+        self._floor: float | None = None
         self.trust = 1.0  # set with the weights (``_trust``)
         self._flat: np.ndarray | None = None
 
@@ -176,6 +183,7 @@ class DiceMemory:
     def _changed(self) -> None:
         self._weights = None
         self._flat = None
+        self._floor = None
 
     # ------------------------------------------------------------------ weights
 
@@ -269,6 +277,31 @@ class DiceMemory:
         q = normalise(emb, self.parts)
         flat = self.views[dice].reshape(-1, self.width)
         out: np.ndarray = (q @ flat.T).max(axis=1).astype(np.float32)
+        return out
+
+    def like_floor(self) -> float | None:
+        """How alike the game's own dice are at least (all but ``UNLIKE_SHARE`` of them): each confirmed die's first
+        view against every view of the dice of the other throws, as a candidate is compared (``likeness``). None
+        before ``UNLIKE_AFTER`` dice of two throws or more."""
+        if self._floor is None:
+            self.weights()
+            dice = (self.faces != NOT_A_DIE) & (self.weights() >= DOUBTED * CORRECTED + 1e-6)
+            idx = np.nonzero(dice)[0]
+            if len(idx) < UNLIKE_AFTER or len(np.unique(self.throws[idx])) < 2:
+                return None
+            first = self.views[idx, 0]
+            sims = (first @ self.views[idx].reshape(-1, self.width).T).reshape(len(idx), len(idx), VIEWS).max(axis=2)
+            sims[self.throws[idx][:, None] == self.throws[idx][None, :]] = -1.0
+            self._floor = float(np.quantile(sims.max(axis=1), UNLIKE_SHARE))
+        return self._floor
+
+    def unlike(self, emb: np.ndarray) -> np.ndarray:
+        """Candidates (first-view embeddings) less like the game's dice than its own dice are (``like_floor``); none
+        while the floor is not known."""
+        floor = self.like_floor()
+        if floor is None:
+            return np.zeros(len(emb), bool)
+        out: np.ndarray = self.likeness(emb) < floor
         return out
 
     def knows(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

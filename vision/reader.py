@@ -27,11 +27,8 @@ WEAK = 0.12
 ONE_SIZE = 1.15  # recent dice this alike in size (quartiles) set the count's measure even where the memory's faces
 # are not trusted (a fixed camera; not a phone held nearer and farther, nor far dice of many sets)
 WEAK_MAX = 4
-# a candidate less alike than this (cosine, ``DiceMemory.likeness``) to every die confirmed in a game of RECENT throws
-# or more is asked about and counts UNLIKE times as likely in the count (issue 59: a board's number token, a speck, a
-# screw hole read surely as a die). Real dice of the rendered games and of the webcam set read from their 6th throw
-# on: 0.74-0.98 (1st percentile 0.67-0.96, the lowest 0.51, a Catan die half out of the frame)
-LIKE_FLOOR = 0.5
+# a candidate less like the game's dice than they are like each other (``DiceMemory.unlike``) is asked about and
+# counts UNLIKE times as likely in the count (issue 59: a board's number token, a speck, a screw hole read surely)
 UNLIKE = 0.5
 
 
@@ -44,7 +41,7 @@ class Rules:
     size_rule: bool = True  # unsure candidates far off the size of the sure dice near them are not reported
     doubt: bool = True  # dice under DOUBT flagged (else under the model's calibrated threshold)
     reread: bool = True  # crops in doubt read again at all eight views
-    unlike: bool = True  # with a game's memory, candidates like none of its dice are asked about (LIKE_FLOOR)
+    unlike: bool = True  # with a game's memory, candidates less like its dice than they are alike are asked about
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -116,6 +113,7 @@ class DiceReader:
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) / max(bgr.shape[:2])
         memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist())
         memory.weights()  # weighed now, while the players look at the score, not at the next photo's read
+        memory.like_floor()  # likewise
 
     def embed_boxes(self, bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> np.ndarray:
         """The embeddings (n, 4 quarter turns, width) of the dice in ``boxes`` (px of ``bgr``), cropped as the
@@ -157,7 +155,7 @@ class DiceReader:
         if self.rules.unlike and memory is not None and emb is not None and memory.dice_throws() >= RECENT and (
             memory.trusted()
         ):
-            unlike = memory.likeness(emb) < LIKE_FLOOR
+            unlike = memory.unlike(emb)
             confs = np.where(unlike, confs * UNLIKE, confs)
         dice = []
         dice_mask = is_die(p, self.classifier.max_background)

@@ -70,6 +70,24 @@ def test_likeness_is_the_nearest_confirmed_die_not_a_box_said_to_be_none() -> No
     assert like[1] < 0.3  # a speck tapped away is like no die, though the memory holds its very crop
 
 
+def test_a_candidate_less_like_the_dice_than_they_are_alike_is_unlike_them() -> None:
+    """Issue 59: the floor is the game's own: dice of a set alike to 0.9 make a crop alike to 0.7 a stranger, where a
+    fixed cosine would call both dice."""
+    proto = prototypes(1)
+    memory = DiceMemory("pip", PARTS)
+    teach_throws(memory, proto, 0, 3, seed=3)
+    assert memory.like_floor() is None and not memory.unlike(crops(proto, [0], 5)[:, 0]).any()  # 15 dice: too few
+    teach_throws(memory, proto, 3, 5, seed=4)
+    floor = memory.like_floor()
+    assert floor is not None and 0.8 < floor < 1.0
+    die = crops(proto, [3], 6)[:, 0]
+    # a crop between this set's 3 and something else: alike, but less than the set's dice are to each other
+    speck = (0.55 * proto[3] + 0.45 * np.random.default_rng(9).normal(size=WIDTH) * np.abs(proto[3]).mean())[None]
+    like = memory.likeness(np.concatenate([die, speck.astype(np.float32)]))
+    assert like[1] > 0.5  # no fixed floor of 0.5 would call it unlike
+    assert list(memory.unlike(np.concatenate([die, speck.astype(np.float32)]))) == [False, True]
+
+
 def test_a_correction_teaches_at_once() -> None:
     """Dice whose six the classifier cannot know: one corrected six, and the next six reads as six."""
     proto = prototypes(1)
