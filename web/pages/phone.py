@@ -121,11 +121,15 @@ def own_seat_view(page: GamePage, rows: list[dict[str, Any]], me: int | None) ->
     return page, bool(rows) and (mine or last_action.get("type") in AGREEMENTS)
 
 
+RECENT_ROWS = 8  # log rows a phone's page reads: a long game's whole log is never read for one line
+
+
 def phone_context(game_id: str) -> PhonePage:
     loaded = data.load(game_id)
     bound = bool(loaded.game.get("bound_seats")) and loaded.role != "owner"
     page = build_game_page(loaded.game)
-    rows = data.history(game_id, 1)  # the last action: its line, and whose it was
+    # the last action's line (and whose it was), told from the recent rows: a stand names the hand thrown before it
+    rows = data.history(game_id, RECENT_ROWS)
     lines = history_lines(rows, page)
     me = me_in(game_id, len(page.players), bound)
     may_undo = bool(lines)
