@@ -214,9 +214,8 @@ def error_watch(who: str) -> Callable[[Error], None]:
     return seen
 
 
-def start(table: Table, game: str, players: list[str], settings: dict[str, Any]) -> str:
-    tablet = table.pages["tablet"]
-    tablet.goto(f"{table.base}/")
+def fill_start_form(tablet: Page, game: str, players: list[str], settings: dict[str, Any]) -> None:
+    """The start form filled as a person fills it (game, names, settings) and sent; back on the new game's table."""
     tablet.check(f'input[name="game"][value="{game}"]')
     lines = tablet.locator(".player-line:not([hidden])")
     while lines.count() < len(players):
@@ -235,6 +234,12 @@ def start(table: Table, game: str, players: list[str], settings: dict[str, Any])
             field.select_option(str(v))
     tablet.click('#new-game button[type="submit"]')
     tablet.wait_for_url(re.compile(r".*/table/\w+$"))
+
+
+def start(table: Table, game: str, players: list[str], settings: dict[str, Any]) -> str:
+    tablet = table.pages["tablet"]
+    tablet.goto(f"{table.base}/")
+    fill_start_form(tablet, game, players, settings)
     game_id = tablet.url.rsplit("/", 1)[1]
     code = tablet.locator(".join-box .code").inner_text().strip()
     for who, seat in (("anna", "Anna"), ("ben", "Ben")):
@@ -264,24 +269,7 @@ def start_after(table: Table, game: str, players: list[str], settings: dict[str,
     if filled[: len(players)] != players[: len(filled)] and len(players) <= 3:
         note(f"{game}: the start form was filled with {filled}")
     table.shot("tablet", f"{game}-new-after")
-    tablet.check(f'input[name="game"][value="{game}"]')
-    lines = tablet.locator(".player-line:not([hidden])")
-    while lines.count() < len(players):
-        tablet.click("#add-player")
-    while lines.count() > len(players):
-        tablet.click("#remove-player")
-    for i, n in enumerate(players):
-        tablet.fill(f"#player-{i}", n)
-    for k, v in settings.items():
-        field = tablet.locator(f"#set-{game}-{k}")
-        if isinstance(v, bool):
-            field.set_checked(v)
-        elif isinstance(v, int):
-            field.fill(str(v))
-        else:
-            field.select_option(str(v))
-    tablet.click('#new-game button[type="submit"]')
-    tablet.wait_for_url(re.compile(r".*/table/\w+$"))
+    fill_start_form(tablet, game, players, settings)
     game_id = tablet.url.rsplit("/", 1)[1]
     for who in ("anna", "ben"):
         page = table.pages[who]
