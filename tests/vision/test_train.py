@@ -440,3 +440,37 @@ def test_the_pretrained_detector_starts_from_imagenet_and_runs_in_the_reader(tmp
     tensor, _ = det.preprocess(frame)
     assert det.infer(tensor).shape == (4, tensor.shape[2] // 4, tensor.shape[3] // 4)
     det.pyramid(frame, 0.3)  # runs at every level the pyramid takes
+
+
+def test_close_up_patches_show_one_die_large_or_a_crop_of_it_on_a_canvas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 59: the pretrained detector found a close-up's pips, not its die. A close-up draw grows one die to half
+    the patch or more; a crop draw shows the die small on a canvas of one colour, as the reader's coarse looks do,
+    with the die's target in the middle and no other die's."""
+    pytest.importorskip("torch")
+    from vision.train import detector as det_train
+    from vision.train.data import Sample
+
+    img = np.random.default_rng(0).integers(0, 255, (400, 600, 3), np.uint8)
+    s = Sample("photo", img, np.array([[200.0, 200.0], [420.0, 210.0]], np.float32), np.array([60.0, 60.0], np.float32),
+               np.array([2, 4]), "pip")
+    out = 192
+
+    def centres(target: np.ndarray) -> list[tuple[int, int]]:
+        return [(int(x), int(y)) for y, x in zip(*np.nonzero(target[0] >= 1.0), strict=True)]
+
+    monkeypatch.setattr(det_train, "CLOSE_P", 1.0)
+    for seed in range(4):
+        _x, t = det_train.make_example(s, np.random.default_rng(seed), out)
+        near = [c for c in centres(t) if abs(c[0] - out // 8) <= 5 and abs(c[1] - out // 8) <= 5]
+        assert near, "the die drawn sits in the middle"
+        side = float(np.exp(t[1][t[4] > 0]).max())
+        assert 0.4 * out <= side <= 1.0 * out  # grown to half the patch or more (a tilt may shrink it a little)
+    monkeypatch.setattr(det_train, "CLOSE_P", 0.0)
+    monkeypatch.setattr(det_train, "CROP_P", 1.0)
+    for seed in range(4):
+        x, t = det_train.make_example(s, np.random.default_rng(seed), out)
+        assert len(centres(t)) == 1, "only the cropped die is taught"
+        corner = x[:, :8, :8].reshape(3, -1)
+        assert np.ptp(corner, axis=1).max() < 40  # the canvas round the crop is one colour (give or take the noise)
+        side = float(np.exp(t[1][t[4] > 0]).max())
+        assert 25 <= side <= 85

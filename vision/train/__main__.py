@@ -302,6 +302,11 @@ def main() -> None:
         help="the detector network: tiny (from scratch) or lite0 (Lite0's first blocks from ImageNet, issue 59)",
     )
     ap.add_argument(
+        "--det-close",
+        default="0,0",
+        help="shares of detector patches that show a close-up die and a crop of one die on a canvas (e.g. 0.1,0.1)",
+    )
+    ap.add_argument(
         "--det-scale",
         default="0.55,1.7",
         help="the range of scales a detector patch is drawn at, times the normal look's (lite0 runs: 0.35,2.8)",
@@ -506,6 +511,7 @@ def run(args: argparse.Namespace) -> None:
     augment.SMALL_P = args.small  # likewise
     lo, hi = (float(v) for v in args.det_scale.split(","))
     det_train.SCALES = (lo, hi)  # likewise
+    det_train.CLOSE_P, det_train.CROP_P = (float(v) for v in args.det_close.split(","))  # likewise
     if args.quick:
         args.det_iters, args.cls_epochs, args.synth = 30, 1, min(args.synth, 4)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device

@@ -28,13 +28,33 @@ SIDE_WEIGHT = 1.0
 # the scales a patch is drawn at, times LONG_SIDE over the picture's long side (--det-scale): the tiny detector's, and
 # the wider one a pretrained detector is taught, from far dice to a die filling the look (issue 59)
 SCALES = (0.55, 1.7)
+# Close-ups (issue 59: the pretrained detector found a close-up's pips and not its die). CLOSE_P of the draws centre
+# on one die grown to CLOSE_SIDE of the patch; CROP_P of them show only a crop around one die (CROP_SHARE of the crop
+# its side) shrunk to CROP_DIE px on a canvas of its border colour, as the reader's coarse looks lay a crop
+# (vision/detect.py, CANVAS). Both 0 for the runs before them (--det-close).
+CLOSE_P = 0.0
+CROP_P = 0.0
+CLOSE_SIDE = (0.45, 0.9)
+CROP_SHARE = (0.7, 0.95)
+CROP_DIE = (35.0, 70.0)
 MOTION_PX = 8.0  # longest motion streak taught, input px: 12 px in a 640 px frame, a third of a webcam's die
 
 
 def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndarray, np.ndarray]:
     h, w = s.img.shape[:2]
     scale = LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(SCALES[0]), math.log(SCALES[1])))
-    if len(s.centres) and rng.random() < 0.75:
+    window = None  # (half side of the crop shown, in patch px): the rest of the patch is the crop's border colour
+    u = rng.random() if CLOSE_P + CROP_P > 0 else 1.0  # drawn only then: the runs before them draw as they did
+    if len(s.centres) and u < CLOSE_P + CROP_P:
+        k = int(rng.integers(len(s.centres)))
+        side = max(float(s.sides[k]), 4.0)
+        if u < CLOSE_P:
+            scale = float(rng.uniform(*CLOSE_SIDE)) * out / side
+        else:
+            scale = float(rng.uniform(*CROP_DIE)) / side
+            window = scale * side / float(rng.uniform(*CROP_SHARE)) / 2
+        cx, cy = s.centres[k] + rng.normal(0, side / 10, 2)
+    elif len(s.centres) and rng.random() < 0.75:
         cx, cy = s.centres[rng.integers(len(s.centres))] + rng.normal(0, out / scale / 5, 2)
     else:
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
@@ -62,6 +82,8 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
 
         pts = to_patch(s.centres)
         j = 1.0
+    if window is not None:
+        img, pts = on_canvas(img, pts, window, out)
     img = colour(img, rng, motion_px=MOTION_PX)
     g = out // STRIDE
     target = np.zeros((4, g, g), dtype=np.float32)  # heat, log side, off x, off y
@@ -89,6 +111,23 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
             neg[0][near & (target[0] < 0.1)] = SIDE_WEIGHT
     x = img.astype(np.float32).transpose(2, 0, 1)
     return x, np.concatenate([target, mask, neg])
+
+
+def on_canvas(img: np.ndarray, pts: np.ndarray, half: float, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """Only the square of ``half`` px around the patch's centre kept, the rest filled with the median of its border:
+    a crop around one die laid on a canvas, as the reader looks at a picture smaller than its input. Dice centred
+    outside the square are gone (their targets too: far off the patch)."""
+    c = out / 2
+    lo, hi = max(0, round(c - half)), min(out, round(c + half))
+    inner = img[lo:hi, lo:hi]
+    ring = np.concatenate([inner[0], inner[-1], inner[:, 0], inner[:, -1]])
+    canvas = np.empty_like(img)
+    canvas[:] = np.median(ring, axis=0).astype(img.dtype)
+    canvas[lo:hi, lo:hi] = inner
+    if not len(pts):
+        return canvas, pts
+    inside = (pts[:, 0] >= lo) & (pts[:, 0] < hi) & (pts[:, 1] >= lo) & (pts[:, 1] < hi)
+    return canvas, np.where(inside[:, None], pts, np.full(2, -10.0 * out))
 
 
 def loss_fn(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
