@@ -217,8 +217,10 @@ def train(
         net = LiteDetector()
         if init is None:
             load_imagenet(net)
-        else:
-            net.load_state_dict(torch.load(str(init), map_location="cpu", weights_only=True))
+        else:  # a run's checkpoint (its model as exported: "net." before each name) or the net's own weights
+            ck = torch.load(str(init), map_location="cpu", weights_only=False)
+            weights = ck.get("model", ck)
+            net.load_state_dict({k.removeprefix("net."): v for k, v in weights.items()})
     elif arch == "tiny":
         net = from_onnx(init) if init else Detector()
     else:
