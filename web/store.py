@@ -26,10 +26,12 @@ from typing import Any
 from companion.core import Folded, GameLog, Setup, rules_for
 from companion.errors import IllegalAction, MalformedInput, Message
 from web.lessons import Known, Lesson, forget_after, keep_lessons, keep_shown, learned
+from web.players import PLAYERS_TABLE  # one schema for a new database and the migration of an old one
 
 JSON = dict[str, Any]
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     game TEXT NOT NULL,
@@ -80,14 +82,9 @@ CREATE TABLE IF NOT EXISTS members (
     PRIMARY KEY (game_id, device)
 );
 CREATE INDEX IF NOT EXISTS members_device ON members(device);
-CREATE TABLE IF NOT EXISTS players (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    key TEXT NOT NULL,
-    owner TEXT NOT NULL DEFAULT '',
-    created REAL NOT NULL,
-    UNIQUE (owner, key)
-);
+"""
+    + PLAYERS_TABLE.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS")
+    + """;
 CREATE TABLE IF NOT EXISTS game_players (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     seat INTEGER NOT NULL,
@@ -132,6 +129,7 @@ CREATE TABLE IF NOT EXISTS digests (
     digest TEXT NOT NULL
 );
 """
+)
 
 # Columns added since the first release: an older Becher's database gets them when opened (the values older games
 # had in effect: every phone acts for every seat).
