@@ -318,6 +318,12 @@ def main() -> None:
         default=1.0,
         help="how much more a detection on a rendered side face costs the detector than one elsewhere (1: as before)",
     )
+    ap.add_argument(
+        "--det-half-weight",
+        type=float,
+        default=1.0,
+        help="how much more a detection half a die off its centre costs the detector (1: as before; one die, one box)",
+    )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     ap.add_argument(
         "--bodies",
@@ -508,6 +514,7 @@ def run(args: argparse.Namespace) -> None:
     release_freed_images()
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
+    det_train.HALF_WEIGHT = args.det_half_weight  # likewise
     augment.SMALL_P = args.small  # likewise
     lo, hi = (float(v) for v in args.det_scale.split(","))
     det_train.SCALES = (lo, hi)  # likewise

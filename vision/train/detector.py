@@ -37,6 +37,11 @@ CROP_P = 0.0
 CLOSE_SIDE = (0.45, 0.9)
 CROP_SHARE = (0.7, 0.95)
 CROP_DIE = (35.0, 70.0)
+# One die, one box (issue 59: the pretrained detector found halves and corners of a die, a poker face's letter and suit
+# apart): a centre guess HALF_RING sides off a die's centre costs HALF_WEIGHT times as much (1: no more; the runs
+# before it; --det-half-weight)
+HALF_WEIGHT = 1.0
+HALF_RING = (0.3, 0.8)
 MOTION_PX = 8.0  # longest motion streak taught, input px: 12 px in a 640 px frame, a third of a webcam's die
 
 
@@ -104,6 +109,11 @@ def make_example(s: Sample, rng: np.random.Generator, out: int) -> tuple[np.ndar
         mask[1, iy, ix] = 1.0
         target[0, iy, ix] = 1.0
     neg = np.ones((1, g, g), dtype=np.float32)  # weight of "no die centre here"
+    if HALF_WEIGHT != 1.0:
+        for (px, py), side in zip(pts, s.sides * scale * j, strict=True):
+            d = np.hypot(xx + 0.5 - px / STRIDE, yy + 0.5 - py / STRIDE) * STRIDE / max(side, 1.0)
+            ring = (d >= HALF_RING[0]) & (d <= HALF_RING[1]) & (target[0] < 0.1)
+            neg[0][ring] = np.maximum(neg[0][ring], HALF_WEIGHT)
     for (px, py), side in zip(to_patch(spots[:, :2]) if len(spots) else [], spots[:, 2] * scale * j, strict=True):
         if 0 <= px < out and 0 <= py < out:
             r = max(1.0, side / STRIDE / 4.0)  # a quarter of the die's side around the side face's middle
