@@ -474,3 +474,31 @@ def test_close_up_patches_show_one_die_large_or_a_crop_of_it_on_a_canvas(monkeyp
         assert np.ptp(corner, axis=1).max() < 40  # the canvas round the crop is one colour (give or take the noise)
         side = float(np.exp(t[1][t[4] > 0]).max())
         assert 25 <= side <= 85
+
+
+def test_a_centre_guess_half_a_die_off_costs_more_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 59, one die one box: the pretrained detector found halves and corners of a die beside it. With
+    ``HALF_WEIGHT`` the cells 0.3-0.8 sides off a die's centre weigh that much more as "no centre here"; the centre
+    itself, its Gaussian and cells far off keep weight 1; at 1 (the runs before) nothing changes."""
+    pytest.importorskip("torch")
+    from vision.train import detector as det_train
+    from vision.train.data import Sample
+
+    img = np.full((400, 400, 3), 120, np.uint8)
+    s = Sample("photo", img, np.array([[200.0, 200.0]], np.float32), np.array([80.0], np.float32), np.array([1]), "pip")
+    monkeypatch.setattr(det_train, "HALF_WEIGHT", 1.0)
+    # a draw whose patch holds the die whole (a quarter of the draws centre anywhere)
+    seed = next(k for k in range(20) if (det_train.make_example(s, np.random.default_rng(k), 192)[1][5] > 0).any())
+    _x, plain = det_train.make_example(s, np.random.default_rng(seed), 192)
+    assert np.all(plain[6] == 1.0)
+    monkeypatch.setattr(det_train, "HALF_WEIGHT", 4.0)
+    _x, t = det_train.make_example(s, np.random.default_rng(seed), 192)
+    ring = t[6] == 4.0
+    assert ring.sum() > 20
+    cy, cx = (int(v[0]) for v in np.nonzero(t[0] >= 1.0))
+    side = float(np.exp(t[1, cy, cx])) / det_train.STRIDE  # the die's side in cells
+    yy, xx = np.nonzero(ring)
+    d = np.hypot(xx + 0.5 - cx - t[2, cy, cx], yy + 0.5 - cy - t[3, cy, cx]) / side
+    assert d.min() >= 0.25 and d.max() <= 0.85
+    assert t[6, cy, cx] == 1.0 and not np.any(ring & (t[0] >= 0.1))
+    assert t[6, 0, 0] == 1.0 and t[6, -1, -1] == 1.0

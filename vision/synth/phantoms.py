@@ -7,7 +7,8 @@ Two halves, both seeded and reproducible:
   on them, as real cameras saw them. Split ``test`` takes the rows the training holds back by its hash (``val``),
   ``train`` the others, so a model may learn from one half and be measured on the other;
 * **rendered**: a table texture (the renderer's train or test tables) strewn with crumbs, dust and specks, screw
-  holes, coins, buttons, rings, paper clips, pens, printed dots and shadows, at a die size the picture does not show.
+  holes, coins, buttons, rings, paper clips, pens, printed dots and shadows, a board game's number tokens and pieces,
+  at a die size the picture does not show.
 
     from vision.synth.phantoms import phantom_set
     images = phantom_set(200, seed=0, split="test")   # BGR uint8 arrays
@@ -234,8 +235,63 @@ def _shadow(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
     img *= (1 - mask)[..., None]
 
 
+def _number_tokens(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
+    """A board game's number tokens: pale discs of about a die's size with a printed number and a row of dots under
+    it (issue 59: read as a "9" or a "10" at 0.9-1.0), some in a row as on a board."""
+    h, w = img.shape[:2]
+    x, y = rng.uniform(0, w), rng.uniform(0, h)
+    step, ang = rng.uniform(1.3, 3.0) * u, rng.uniform(0, 2 * math.pi)
+    body = rng.uniform(0.7, 0.95, 3) * np.array([0.8, 0.92, 1.0])
+    for _ in range(int(rng.integers(1, 6))):
+        r = rng.uniform(0.3, 0.6) * u
+        c16 = (round(x * 16), round(y * 16))
+        cv2.circle(img, c16, round(r * 16), (body * 0.7).tolist(), -1, cv2.LINE_AA, 4)
+        cv2.circle(img, c16, round(r * 0.92 * 16), body.tolist(), -1, cv2.LINE_AA, 4)
+        n = int(rng.integers(2, 13))
+        ink = (0.1, 0.1, 0.75) if n in (6, 8) or rng.random() < 0.2 else (0.08, 0.08, 0.08)
+        text, scale = str(n), r / 22
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_TRIPLEX, scale, max(1, round(r / 10)))
+        mask = np.zeros(img.shape[:2], np.uint8)  # putText draws on 8 bits only: drawn as a mask, then inked
+        cv2.putText(mask, text, (round(x - tw / 2), round(y + th / 3)), cv2.FONT_HERSHEY_TRIPLEX, scale, 255,
+                    max(1, round(r / 10)), cv2.LINE_AA)
+        a = mask.astype(np.float32)[..., None] / 255
+        img[:] = img * (1 - a) + np.array(ink, np.float32) * a
+        dots = 6 - abs(7 - n)
+        for k in range(dots):
+            dx = (k - (dots - 1) / 2) * r * 0.18
+            cv2.circle(img, (round((x + dx) * 16), round((y + r * 0.6) * 16)), max(1, round(r * 0.06 * 16)), ink, -1,
+                       cv2.LINE_AA, 4)
+        x, y = x + step * math.cos(ang), y + step * math.sin(ang)
+
+
+def _game_pieces(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
+    """Board-game pieces seen from above: plain wooden cubes (a blank die's top), little houses, meeples and
+    roads, in one player's colour or several."""
+    h, w = img.shape[:2]
+    for _ in range(int(rng.integers(2, 9))):
+        cx, cy, a = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0, 2 * math.pi)
+        col = rng.uniform(0.05, 0.95, 3)
+        s = rng.uniform(0.3, 0.9) * u
+        shape = int(rng.integers(0, 4))
+        if shape == 0:  # a cube: a square with a lighter top and a darker side
+            pts = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * s / 2
+        elif shape == 1:  # a house: a pentagon
+            pts = np.array([[-1, 1], [-1, -0.2], [0, -1], [1, -0.2], [1, 1]], np.float64) * s / 2
+        elif shape == 2:  # a meeple: head, arms, legs
+            pts = np.array([[-0.2, -1], [0.2, -1], [0.3, -0.6], [1, -0.3], [0.9, 0], [0.35, 0], [0.8, 1], [0.2, 1],
+                            [0, 0.5], [-0.2, 1], [-0.8, 1], [-0.35, 0], [-0.9, 0], [-1, -0.3], [-0.3, -0.6]],
+                           np.float64) * s / 2
+        else:  # a road: a long bar
+            pts = np.array([[-2, -0.3], [2, -0.3], [2, 0.3], [-2, 0.3]], np.float64) * s / 2
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        poly = pts @ rot.T + (cx, cy)
+        side = poly + np.array([math.cos(a + 0.8), math.sin(a + 0.8)]) * s * 0.12
+        cv2.fillPoly(img, [np.round(side * 16).astype(np.int32)], (col * 0.55).tolist(), cv2.LINE_AA, 4)
+        cv2.fillPoly(img, [np.round(poly * 16).astype(np.int32)], col.tolist(), cv2.LINE_AA, 4)
+
+
 THINGS: tuple[Draw, ...] = (_crumbs, _dust, _screw_holes, _coins, _buttons, _rings, _clips, _pens, _printed_dots,
-                            _shadow)
+                            _shadow, _number_tokens, _game_pieces)
 
 
 def rendered(rng: np.random.Generator, split: str) -> np.ndarray:
