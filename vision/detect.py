@@ -58,6 +58,7 @@ CANVAS = 160  # input px: a look smaller than this is laid on a canvas this big 
 # the validation rows and rendered close-ups, by side; 12-16 px: a third); a level keeps what lies in that band.
 BAND_LO = 18.0
 BAND_HI = 110.0
+SWEET = float(np.sqrt(BAND_LO * BAND_HI))  # input px a die is seen best at (the band's middle, geometrically)
 BAND_HI_COARSE = 70.0  # a crop's coarse levels go on until the largest die is this big (a photo's: BAND_HI)
 CLOSE_UP = 0.5  # the largest die a photo is read for, as a share of its short side
 CROP = 0.9  # ... of a picture smaller than the net's input: a crop around one die
@@ -91,6 +92,7 @@ class Detector:
     fuse = True
     band_hi = BAND_HI
     small_dice = SMALL_DICE
+    sweet = SWEET
 
     def __init__(self, path: Path) -> None:
         self.sess = session(path)
@@ -107,6 +109,8 @@ class Detector:
         # the median side under which a finer level is looked at: a net taught small dice at its normal scale needs
         # that look only for smaller ones (each look of the pretrained net costs 15-45 ms on two cores)
         self.small_dice = float(meta.get("small_dice", SMALL_DICE))
+        # the die size the net sees best, input px (of two looks at one die, the one nearer this is kept)
+        self.sweet = float(meta.get("sweet", SWEET))
 
     def preprocess(
         self,
@@ -253,7 +257,7 @@ class Detector:
             partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
             levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
             small = min(SECOND_FINE, self.small_dice)  # a second finer level only for dice still small at the first
-        return keep_bands(levels, self.long_side / long_side, self.band_hi)
+        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet)
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
@@ -281,22 +285,24 @@ def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
 
 
 OVERLAP = 0.8  # a level also keeps dice this much under the size at which the next finer level stops seeing them
-SWEET = float(np.sqrt(BAND_LO * BAND_HI))  # input px a die is seen best at (the band's middle, geometrically)
 OUT_OF_BAND = 10.0  # what being out of its level's band weighs against a candidate, beside its distance from SWEET
 SAME_SIZE = 1.8  # two candidates of two levels on one spot within this ratio of sides are one die, seen twice
 
 
 def keep_bands(
-    levels: list[tuple[float, Candidates]], base: float | None = None, band_hi: float = BAND_HI
+    levels: list[tuple[float, Candidates]],
+    base: float | None = None,
+    band_hi: float = BAND_HI,
+    sweet: float = SWEET,
 ) -> Candidates:
     """The candidates of a pyramid's levels ((scale, candidates), finest first). Each level sees some sizes best: up
     to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
     stops seeing dice (the finest: any smaller size too). One die seen at two levels is kept once, from the level
-    whose band holds it, and of those the one that sees it nearer ``SWEET``; a candidate over its level's band stays
-    where no other level saw that die (a die of half the photo, found at the normal scale only); one under it goes,
-    the finer level looked for it, but for the coarse levels of a picture smaller than the net's input (``base``, the
-    normal level's scale, at least 1: a crop around a translucent die whose pips the finer level took for dice). A die
-    and the smaller candidates inside it are both kept."""
+    whose band holds it, and of those the one that sees it nearer ``sweet`` (``SWEET``, or as the net's file says); a
+    candidate over its level's band stays where no other level saw that die (a die of half the photo, found at the
+    normal scale only); one under it goes, the finer level looked for it, but for the coarse levels of a picture
+    smaller than the net's input (``base``, the normal level's scale, at least 1: a crop around a translucent die whose
+    pips the finer level took for dice). A die and the smaller candidates inside it are both kept."""
     parts, fit = [], []
     for i, (f, c) in enumerate(levels):
         s = c.sides * f
@@ -307,7 +313,7 @@ def keep_bands(
         coarse = i > 0 and base is not None and base >= 1 and levels[i - 1][0] <= base
         seen = (s >= lo) | coarse
         parts.append(c.select(seen))
-        fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / SWEET)) + OUT_OF_BAND * (s[seen] > hi))
+        fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / sweet)) + OUT_OF_BAND * (s[seen] > hi))
     c = Candidates.joined(*parts) if parts else Candidates.empty()
     order = np.argsort(np.concatenate(fit) if fit else np.zeros(0), kind="stable")
     kept: list[int] = []

@@ -12,7 +12,7 @@ import numpy as np
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
 from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
 from vision.decode import Decoded, decode
-from vision.detect import SWEET, Candidates, Detector, Looks
+from vision.detect import Candidates, Detector, Looks
 from vision.memory import RECENT, DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
@@ -203,8 +203,9 @@ class DiceReader:
             return Candidates.empty()
         s = side * max(img.bgr.shape[:2])
         long_side = max(img.bgr.shape[:2])
-        level = min(looks, key=lambda n: abs(np.log(s * n / long_side / SWEET)))
-        if abs(np.log(s * level / long_side / SWEET)) > np.log(2.0):
+        sweet = self.detector.sweet
+        level = min(looks, key=lambda n: abs(np.log(s * n / long_side / sweet)))
+        if abs(np.log(s * level / long_side / sweet)) > np.log(2.0):
             return Candidates.empty()
         weak = self.detector.detect(img.bgr, WEAK, level, looks)
         ratio = np.maximum(weak.sides, s) / np.maximum(np.minimum(weak.sides, s), 1e-6)
