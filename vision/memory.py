@@ -60,7 +60,7 @@ SIZE_SPREAD = 1.4  # ... once the recent dice agree on a size: their upper quart
 # phantoms 0.72-0.94; against a game's own spread, most phantoms fall below and few dice do
 UNLIKE_SHARE = 0.02
 UNLIKE_AFTER = 20  # dice confirmed (from two throws or more) before the floor is known
-EXEMPLARS = 6  # grey patches of confirmed dice kept, the newest (vision/exemplars.py: 6 x 30 x 30 bytes)
+EXEMPLARS = 6  # grey patches of confirmed dice kept, the newest (vision/exemplars.py: 6 x 18 x 18 bytes)
 
 
 def normalise(emb: np.ndarray, parts: Sequence[int]) -> np.ndarray:
