@@ -18,6 +18,8 @@ their odds times the classifier's, and where they are near and agree, their face
 * The size of the dice in play (``side``, ``off_size``, ``most``) tells the reader which candidates are of another
   size and where to look again for a die the detector was unsure of.
 * Bounded: at most ``LIMIT`` dice, the oldest silent confirmations go first.
+* A few small grey patches of confirmed dice (``exemplars``, at most ``EXEMPLARS``, the newest) for the reader to
+  look for a die the detector missed by its likeness to them (``vision/exemplars.py``).
 
 Pure numpy, no I/O: ``to_bytes``/``from_bytes`` are what the server keeps in SQLite.
 """
@@ -58,6 +60,7 @@ SIZE_SPREAD = 1.4  # ... once the recent dice agree on a size: their upper quart
 # phantoms 0.72-0.94; against a game's own spread, most phantoms fall below and few dice do
 UNLIKE_SHARE = 0.02
 UNLIKE_AFTER = 20  # dice confirmed (from two throws or more) before the floor is known
+EXEMPLARS = 6  # grey patches of confirmed dice kept, the newest (vision/exemplars.py: 6 x 18 x 18 bytes)
 
 
 def normalise(emb: np.ndarray, parts: Sequence[int]) -> np.ndarray:
@@ -101,6 +104,8 @@ class DiceMemory:
         self._floor: float | None = None
         self.trust = 1.0  # set with the weights (``_trust``)
         self._flat: np.ndarray | None = None
+        self.exemplars = np.zeros((0, 0, 0), np.uint8)  # (k, p, p) grey patches of confirmed dice ...
+        self.exemplar_throws = np.zeros(0, np.int64)  # ... and the throw of each
 
     def __len__(self) -> int:
         return len(self.faces)
@@ -118,11 +123,13 @@ class DiceMemory:
         faces: Sequence[int],
         corrected: Sequence[bool],
         sides: Sequence[float],
+        exemplars: np.ndarray | None = None,
     ) -> None:
         """The dice of one confirmed throw: ``views`` (k, >=4, width) raw embeddings of each crop's views (the first
         four quarter turns are kept), ``faces`` 0-5 (or ``NOT_A_DIE``), ``corrected`` where the players changed the
         reading, ``sides`` as shares of the photo's long side (a phone's photo and a webcam's frame of one game
-        differ in pixels, not in this). A throw taught again replaces what it taught."""
+        differ in pixels, not in this); ``exemplars`` (j, p, p) uint8 grey patches of some of its dice
+        (``vision.exemplars.patch``). A throw taught again replaces what it taught."""
         views = np.asarray(views, np.float32)
         k = len(faces)
         if views.ndim != 3 or views.shape[0] != k or views.shape[1] < VIEWS or views.shape[2] != self.width:
@@ -137,16 +144,36 @@ class DiceMemory:
         self.throws = np.concatenate([self.throws, np.full(k, throw, np.int64)])
         self.corrected = np.concatenate([self.corrected, np.asarray(corrected, bool)])
         self.sides = np.concatenate([self.sides, np.asarray(sides, np.float32)])
+        if exemplars is not None and len(exemplars):
+            self._add_exemplars(np.asarray(exemplars, np.uint8), np.full(len(exemplars), throw, np.int64))
         self._bound()
         self._changed()
 
     def forget(self, throw: int) -> None:
         """What one throw taught (its action was undone)."""
         self._keep(self.throws != throw)
+        self._keep_exemplars(self.exemplar_throws != throw)
 
     def forget_after(self, throw: int) -> None:
         """What every throw after ``throw`` taught (the game was undone back to it)."""
         self._keep(self.throws <= throw)
+        self._keep_exemplars(self.exemplar_throws <= throw)
+
+    def _add_exemplars(self, patches: np.ndarray, throws: np.ndarray, older: bool = False) -> None:
+        """Patches of one size (the first set's), the newest ``EXEMPLARS`` kept; ``older``: they came before these."""
+        if patches.ndim != 3 or patches.shape[1] != patches.shape[2]:
+            raise ValueError(f"Exemplars are square grey patches (k, p, p), not of shape {patches.shape}.")
+        if len(self.exemplars) and patches.shape[1:] != self.exemplars.shape[1:]:
+            return  # of another size (another version of the reader): the kept ones stay
+        if len(self.exemplars):
+            first, then = (patches, throws), (self.exemplars, self.exemplar_throws)
+            if not older:
+                first, then = then, first
+            patches, throws = np.concatenate([first[0], then[0]]), np.concatenate([first[1], then[1]])
+        self.exemplars, self.exemplar_throws = patches[-EXEMPLARS:], throws[-EXEMPLARS:]
+
+    def _keep_exemplars(self, mask: np.ndarray) -> None:
+        self.exemplars, self.exemplar_throws = self.exemplars[mask], self.exemplar_throws[mask]
 
     def merge(self, other: DiceMemory) -> None:
         """Another memory's dice (a saved set a game starts from), as older than any of this memory's throws."""
@@ -160,6 +187,8 @@ class DiceMemory:
         self.throws = np.concatenate([other.throws + offset, self.throws])
         self.corrected = np.concatenate([other.corrected, self.corrected])
         self.sides = np.concatenate([other.sides, self.sides])
+        if len(other.exemplars):
+            self._add_exemplars(other.exemplars, other.exemplar_throws + offset, older=True)
         self._bound()
         self._changed()
 
@@ -406,6 +435,8 @@ class DiceMemory:
             throws=self.throws,
             corrected=self.corrected,
             sides=self.sides,
+            exemplars=self.exemplars,
+            exemplar_throws=self.exemplar_throws,
         )
         return buf.getvalue()
 
@@ -419,6 +450,11 @@ class DiceMemory:
                 memory.throws = z["throws"].astype(np.int64)
                 memory.corrected = z["corrected"].astype(bool)
                 memory.sides = z["sides"].astype(np.float32)
+                if "exemplars" in z.files:  # kept before issue 59 without them
+                    exemplars, throws = z["exemplars"].astype(np.uint8), z["exemplar_throws"].astype(np.int64)
+                    if exemplars.ndim != 3 or len(exemplars) != len(throws) or len(exemplars) > EXEMPLARS:
+                        raise ValueError("A kept memory of dice has damaged exemplars.")
+                    memory.exemplars, memory.exemplar_throws = exemplars, throws
         except (OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"A kept memory of dice is damaged ({exc}).") from None
         if memory.views.shape[1:] != (VIEWS, memory.width) or len({len(memory.views), len(memory.faces)}) != 1:

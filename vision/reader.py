@@ -13,7 +13,8 @@ from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_
 from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector, Looks
-from vision.memory import RECENT, DiceMemory
+from vision.exemplars import PER_THROW, patches, search
+from vision.memory import NOT_A_DIE, RECENT, DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -30,6 +31,11 @@ WEAK_MAX = 4
 # a candidate less like the game's dice than they are like each other (``DiceMemory.unlike``) is asked about and
 # counts UNLIKE times as likely in the count (issue 59: a board's number token, a speck, a screw hole read surely)
 UNLIKE = 0.5
+# a place like the game's dice (``vision.exemplars.search``) is read as a candidate of this detector score times its
+# correlation: below every candidate the detector itself was unsure of, for the net did not see a die there
+EXEMPLAR_SCORE = WEAK
+SAME_SIZE = 1.35  # a candidate this near the dice' size hides its place from the search (vision/count.py's tolerance)
+HERE = 4  # the sure dice of the photo itself taken as exemplars besides the game's, at most
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class Rules:
     doubt: bool = True  # dice under DOUBT flagged (else under the model's calibrated threshold)
     reread: bool = True  # crops in doubt read again at all eight views
     unlike: bool = True  # with a game's memory, candidates less like its dice than they are alike are asked about
+    exemplars: bool = True  # with a game's memory, a throw short of dice is searched for places like its dice
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -111,7 +118,9 @@ class DiceReader:
             return
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) / max(bgr.shape[:2])
-        memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist())
+        memory.teach(
+            throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist(), _exemplars(bgr, b, faces, corrected)
+        )
         memory.weights()  # weighed now, while the players look at the score, not at the next photo's read
         memory.like_floor()  # likewise
 
@@ -152,8 +161,12 @@ class DiceReader:
         best_of = np.argmax(p, axis=1)
         confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
         unlike = np.zeros(len(c), bool)
-        if self.rules.unlike and memory is not None and emb is not None and memory.dice_throws() >= RECENT and (
-            memory.trusted()
+        if (
+            self.rules.unlike
+            and memory is not None
+            and emb is not None
+            and memory.dice_throws() >= RECENT
+            and memory.trusted()
         ):
             unlike = memory.unlike(emb)
             confs = np.where(unlike, confs * UNLIKE, confs)
@@ -184,7 +197,7 @@ class DiceReader:
         dropped = _dropped(p, c, img, kind, ~dice_mask, self.classifier.conf_model)
         if memory is not None and memory.trusted() and int(dice_mask.sum()) < memory.most():
             # fewer dice than a full throw of this game: look for the missing where the detector was unsure
-            dropped = self._where_dice_are(img, c, looks, memory, kind, dropped)
+            dropped = self._where_dice_are(img, c, looks, memory, kind, dropped, dice_mask, confs >= DOUBT)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         side = None
@@ -193,7 +206,6 @@ class DiceReader:
             side = memory.side() if memory.trusted() else memory.side(ONE_SIZE)
         played = None if side is None else side * max(img.width, img.height)
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
-
 
     def _weak(self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory) -> Candidates:
         """Candidates the detector was unsure of (``WEAK``), of the size of the dice in play, not on a candidate
@@ -217,10 +229,22 @@ class DiceReader:
         return weak.select(np.sort(np.argsort(-weak.scores)[:WEAK_MAX]))
 
     def _where_dice_are(
-        self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory, kind: str, dropped: tuple[Die, ...]
+        self,
+        img: Decoded,
+        c: Candidates,
+        looks: Looks,
+        memory: DiceMemory,
+        kind: str,
+        dropped: tuple[Die, ...],
+        dice: np.ndarray,
+        sure: np.ndarray,
     ) -> tuple[Die, ...]:
-        """``dropped`` with the weak candidates of the dice' size (``_weak``), read once and with the memory."""
+        """``dropped`` with the weak candidates of the dice' size (``_weak``) and the places most like the game's dice
+        (``_alike``), read once and with the memory. ``dice``: the candidates reported, ``sure`` those of them
+        surely read."""
         weak = self._weak(img, c, looks, memory)
+        if self.rules.exemplars:
+            weak = Candidates.joined(weak, self._alike(img, c, weak, looks, memory, dice, sure))
         if not len(weak):
             return dropped
         full, emb = self.classifier.model_outputs(img.bgr, weak, turns=1)
@@ -230,6 +254,54 @@ class DiceReader:
         p = kind_probs(logits, kind, self.classifier.temperature)
         more = _dropped(p, weak, img, kind, np.ones(len(weak), bool), self.classifier.conf_model)
         return tuple(sorted(dropped + more, key=lambda d: -d.confidence))
+
+    def _alike(
+        self,
+        img: Decoded,
+        c: Candidates,
+        weak: Candidates,
+        looks: Looks,
+        memory: DiceMemory,
+        dice: np.ndarray,
+        sure: np.ndarray,
+    ) -> Candidates:
+        """Places like the game's dice (its exemplars, and the sure dice of this photo) at the size of the dice in
+        play (or of the sure dice here), scored below any the detector had; not on a die reported nor on another
+        candidate of that size. A candidate far off it does not hide its place: measured on rendered games, the
+        missing die often lies under a box straddling it and a neighbour, which the count cannot take."""
+        bgr = img.bgr
+        found = c.select(dice & sure)
+        side = memory.side()
+        s = side * max(bgr.shape[:2]) if side is not None else None
+        if s is None and len(found) >= 2:
+            s = float(np.median(found.sides))
+        if s is None:
+            return Candidates.empty()
+        here = patches(bgr, found.centres[:HERE], found.sides[:HERE])
+        kept = memory.exemplars if memory.exemplars.shape[1:] == here.shape[1:] else here[:0]
+        exemplars = np.concatenate([kept, here])
+        avoid = [c.select(dice | _of_size(c.sides, s)), weak.select(_of_size(weak.sides, s))]
+        alike = search(bgr, exemplars, s, avoid, frames=list(looks.frames.values()))
+        return Candidates(alike.centres, alike.sides, EXEMPLAR_SCORE * alike.scores)
+
+
+def _of_size(sides: np.ndarray, side: float) -> np.ndarray:
+    """Candidates within ``SAME_SIZE`` of ``side`` either way."""
+    out: np.ndarray = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6) <= SAME_SIZE
+    return out
+
+
+def _exemplars(bgr: np.ndarray, boxes: np.ndarray, faces: list[int], corrected: list[bool]) -> np.ndarray:
+    """Patches of a confirmed throw's dice for its memory's exemplars: of those the players left as read (a corrected
+    box may be a half die, a pip), the ``PER_THROW`` nearest the throw's median size (not a die seen oddly)."""
+    ok = np.array([f != NOT_A_DIE and not fix for f, fix in zip(faces, corrected, strict=True)], bool)
+    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    idx = np.nonzero(ok)[0]
+    if not len(idx):
+        return patches(bgr, boxes[:0, :2], sides[:0])
+    idx = idx[np.argsort(np.abs(sides[idx] - np.median(sides[idx])), kind="stable")[:PER_THROW]]
+    centres = (boxes[idx, :2] + boxes[idx, 2:]) / 2
+    return patches(bgr, centres, sides[idx])
 
 
 def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray, temperature: float) -> np.ndarray:

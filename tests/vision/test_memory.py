@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from vision.memory import HALF_LIFE, NOT_A_DIE, RECENT, DiceMemory
+from vision.memory import EXEMPLARS, HALF_LIFE, NOT_A_DIE, RECENT, DiceMemory
 from vision.reader import DiceReader
 
 PARTS = [96, 256]
@@ -271,3 +271,57 @@ def test_the_most_dice_of_a_recent_throw_is_a_full_throw_not_a_rethrow() -> None
     memory.teach(1, crops(proto, [1, 2], 4), [1, 2], [False, False], [60.0, 60.0])  # a rethrow of two
     memory.teach(2, crops(proto, [1, NOT_A_DIE], 5), [1, NOT_A_DIE], [False, True], [60.0, 20.0])
     assert memory.most() == 5
+
+
+def _patches(throw: int, k: int = 2) -> np.ndarray:
+    """Grey patches standing for a throw's exemplars: each filled with its throw's number."""
+    return np.full((k, 18, 18), throw, np.uint8)
+
+
+def test_exemplars_are_the_newest_few_and_go_with_their_throw() -> None:
+    proto = prototypes(1)
+    memory = DiceMemory("pip", PARTS)
+    for t in range(5):
+        memory.teach(t, crops(proto, [0, 1], t), [0, 1], [False, False], [0.1, 0.1], _patches(t))
+    assert len(memory.exemplars) == EXEMPLARS and memory.exemplar_throws.tolist() == [2, 2, 3, 3, 4, 4]
+    assert memory.exemplars[-1, 0, 0] == 4
+    memory.forget(4)  # undone: its patches go with its dice
+    assert memory.exemplar_throws.tolist() == [2, 2, 3, 3]
+    memory.forget_after(2)
+    assert memory.exemplar_throws.tolist() == [2, 2]
+    # a saved set's exemplars come before the game's own
+    saved = DiceMemory("pip", PARTS)
+    saved.teach(0, crops(proto, [2], 9), [2], [False], [0.1], _patches(99, 1))
+    memory.merge(saved)
+    assert memory.exemplars[:, 0, 0].tolist() == [99, 2, 2]
+
+
+def test_a_memory_kept_with_its_exemplars_reads_back_with_them_and_old_bytes_without() -> None:
+    proto = prototypes(1)
+    memory = DiceMemory("pip", PARTS)
+    teach_throws(memory, proto, 0, 3, seed=3)
+    memory.teach(3, crops(proto, [1, 2], 4), [1, 2], [False, False], [0.1, 0.1], _patches(3))
+    again = DiceMemory.from_bytes(memory.to_bytes())
+    assert np.array_equal(again.exemplars, memory.exemplars)
+    assert again.exemplar_throws.tolist() == [3, 3]
+    # bytes kept before exemplars existed
+    buf = io.BytesIO()
+    with np.load(io.BytesIO(memory.to_bytes())) as z:
+        np.savez_compressed(buf, **{k: z[k] for k in z.files if not k.startswith("exemplar")})
+    old = DiceMemory.from_bytes(buf.getvalue())
+    assert len(old) == len(memory) and len(old.exemplars) == 0
+    old.teach(4, crops(proto, [3], 5), [3], [False], [0.1], _patches(4, 1))  # and learns them from then on
+    assert old.exemplar_throws.tolist() == [4]
+
+
+def test_exemplars_stay_a_few_kilobytes() -> None:
+    proto = prototypes(1)
+    rng = np.random.default_rng(0)
+    with_ex, without = DiceMemory("pip", PARTS), DiceMemory("pip", PARTS)
+    for t in range(8):
+        faces = [0, 1, 2, 3, 4]
+        views = crops(proto, faces, t)
+        noise = rng.integers(0, 256, (2, 18, 18), dtype=np.uint8)  # as incompressible as patches get
+        with_ex.teach(t, views, faces, [False] * 5, [0.1] * 5, noise)
+        without.teach(t, views, faces, [False] * 5, [0.1] * 5)
+    assert len(with_ex.to_bytes()) - len(without.to_bytes()) < 3 * 1024
