@@ -259,3 +259,50 @@ def test_an_older_database_gets_the_patch_column_and_its_lessons_stay(tmp_path: 
     finally:
         store.close()
     Store(path).close()  # opened again: nothing more to add
+
+
+def test_a_full_set_with_a_patch_on_every_lesson_still_fits_a_devices_twelve() -> None:
+    """The bound of saved dice per device (web/owners.py) holds 12 sets of ``LIMIT`` lessons of incompressible
+    embeddings at the reader's width, every lesson with a patch: a set keeps only its newest ``SET_PATCHES``."""
+    from vision.reader import get_reader
+    from web.owners import BYTES_PER_DEVICE, SETS_PER_DEVICE
+
+    width = sum(get_reader().classifier.embedding_parts)
+    rng = np.random.default_rng(0)
+    full = [
+        (
+            n // 5,
+            Lesson(
+                n % 5,
+                n % 6,
+                False,
+                0.5,
+                "pip",
+                "m",
+                rng.standard_normal((4, width)).astype(np.float16).tobytes(),
+                some_patch(n),
+            ),
+        )
+        for n in range(lessons.LIMIT)
+    ]
+    bare = [(n, Lesson(x.k, x.face, x.corrected, x.side, x.kind, x.model, x.views)) for n, x in full]
+    size = len(lessons._pack(full))
+    assert size - len(lessons._pack(bare)) < SET_PATCHES * PATCH_BYTES + 1024
+    assert SETS_PER_DEVICE * size <= BYTES_PER_DEVICE
+
+
+def test_a_patch_of_another_size_in_a_games_lessons_is_left_out_of_its_memory() -> None:
+    from vision.reader import get_reader
+
+    reader = get_reader()
+    width = sum(reader.classifier.embedding_parts)
+    views = np.zeros((4, width), np.float16).tobytes()
+    model = reader.classifier.digest
+    kept = [
+        (1, Lesson(0, 0, False, 0.1, "pip", model, views, some_patch(1))),
+        (1, Lesson(1, 1, False, 0.1, "pip", model, views, b"\x00" * 100)),  # of another version of the reader
+        (2, Lesson(0, 2, False, 0.1, "pip", model, views, None)),
+    ]
+    built = lessons.build(kept, reader)
+    assert built is not None and len(built) == 3
+    assert sorted_patches(built.exemplars) == [some_patch(1)]
