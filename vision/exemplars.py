@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Candidates
+from vision.memory import NOT_A_DIE
 
 DIE = 12  # px: a die's side in an exemplar ...
 PATCH = 18  # ... which keeps 1.5 x that around it, so that its turns by 30 and 60 degrees still show the die whole
@@ -52,6 +53,33 @@ def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray) -> np.ndarr
     for k, ((x, y), side) in enumerate(zip(centres, sides, strict=True)):
         out[k] = patch(bgr, (float(x), float(y)), float(side))
     return out
+
+
+def chosen(boxes: np.ndarray, faces: Sequence[int], corrected: Sequence[bool]) -> np.ndarray:
+    """Which dice of a confirmed throw (``boxes`` (n, 4) px, ``faces`` 0-5 or ``NOT_A_DIE``, ``corrected`` where the
+    players changed the reading) give its memory's exemplars, in the order taught: of those the players left as read
+    (a corrected box may be a half die, a pip), the ``PER_THROW`` nearest the throw's median size (not a die seen
+    oddly). One rule for the reader's own memory (``DiceReader.teach``) and the server's lessons (web/lessons.py)."""
+    if len({len(boxes), len(faces), len(corrected)}) != 1:
+        raise ValueError("Each box needs its face and whether it was corrected.")
+    ok = np.array([f != NOT_A_DIE and not fix for f, fix in zip(faces, corrected, strict=True)], bool)
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    idx = np.nonzero(ok)[0]
+    if not len(idx):
+        return idx
+    out: np.ndarray = idx[np.argsort(np.abs(sides[idx] - np.median(sides[idx])), kind="stable")[:PER_THROW]]
+    return out
+
+
+def of_throw(
+    bgr: np.ndarray, boxes: np.ndarray, faces: Sequence[int], corrected: Sequence[bool]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exemplars a confirmed throw gives (``chosen``): their dice's indices and patches (j, PATCH, PATCH)."""
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    idx = chosen(b, faces, corrected)
+    sides = np.maximum(b[idx, 2] - b[idx, 0], b[idx, 3] - b[idx, 1])
+    return idx, patches(bgr, (b[idx, :2] + b[idx, 2:]) / 2, sides)
 
 
 def templates(exemplars: np.ndarray, size: int) -> list[np.ndarray]:

@@ -13,8 +13,8 @@ from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_
 from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector, Looks
-from vision.exemplars import PER_THROW, patches, search
-from vision.memory import NOT_A_DIE, RECENT, DiceMemory
+from vision.exemplars import of_throw, patches, search
+from vision.memory import RECENT, DiceMemory
 from vision.reading import KINDS, PIP_FACES, POKER_FACES, Die, ImageError, Reading
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -118,9 +118,8 @@ class DiceReader:
             return
         b = np.asarray(boxes, np.float32).reshape(-1, 4)
         sides = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) / max(bgr.shape[:2])
-        memory.teach(
-            throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist(), _exemplars(bgr, b, faces, corrected)
-        )
+        _, exemplars = of_throw(bgr, b, faces, corrected)
+        memory.teach(throw, self.embed_boxes(bgr, boxes), faces, corrected, sides.tolist(), exemplars)
         memory.weights()  # weighed now, while the players look at the score, not at the next photo's read
         memory.like_floor()  # likewise
 
@@ -289,19 +288,6 @@ def _of_size(sides: np.ndarray, side: float) -> np.ndarray:
     """Candidates within ``SAME_SIZE`` of ``side`` either way."""
     out: np.ndarray = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6) <= SAME_SIZE
     return out
-
-
-def _exemplars(bgr: np.ndarray, boxes: np.ndarray, faces: list[int], corrected: list[bool]) -> np.ndarray:
-    """Patches of a confirmed throw's dice for its memory's exemplars: of those the players left as read (a corrected
-    box may be a half die, a pip), the ``PER_THROW`` nearest the throw's median size (not a die seen oddly)."""
-    ok = np.array([f != NOT_A_DIE and not fix for f, fix in zip(faces, corrected, strict=True)], bool)
-    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    idx = np.nonzero(ok)[0]
-    if not len(idx):
-        return patches(bgr, boxes[:0, :2], sides[:0])
-    idx = idx[np.argsort(np.abs(sides[idx] - np.median(sides[idx])), kind="stable")[:PER_THROW]]
-    centres = (boxes[idx, :2] + boxes[idx, 2:]) / 2
-    return patches(bgr, centres, sides[idx])
 
 
 def _with_memory(logits: np.ndarray, memory: DiceMemory, emb: np.ndarray, temperature: float) -> np.ndarray:

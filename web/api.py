@@ -887,7 +887,7 @@ def dice_set_id(data: JSON) -> int | None:
 
 def dice_set_of(set_id: int | None) -> lessons.Known | None:
     """The saved set's lessons, for a device that may use it (web/owners.py; 404 for any other), unpacked once per
-    version of the set (``lessons.Unpacked``)."""
+    version of the set (``lessons.Unpacked``); 409 for a damaged one."""
     if set_id is None:
         return None
     conn = store_of().conn()
@@ -897,6 +897,9 @@ def dice_set_of(set_id: int | None) -> lessons.Known | None:
         return unpacked.get(conn, set_id)
     except LookupError:
         fail(404, "not_found", Message("There is no saved set of dice {id}.", id=set_id))
+    except lessons.LessonError as exc:  # damaged (web/lessons.py ``_unpack``): no game is made from it
+        current_app.logger.warning("saved dice set %s is damaged: %s", set_id, exc.__cause__)
+        set_error(exc)
 
 
 @bp.post("/games/<game_id>/undo")

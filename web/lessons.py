@@ -2,10 +2,13 @@
 
 A throw confirmed with a photo teaches each die of it: the crop's embedding (``vision.memory``) with the face the
 players confirmed, whether they corrected the reading, and the die's size in the photo; a box they marked "not a die"
-teaches that. The lessons are rows of the ``lessons`` table, written in the same transaction as the throw's action,
-numbered by it: an undo deletes the lessons of the actions it takes back, a deleted game takes its lessons along
-(``ON DELETE CASCADE``), and what the server acknowledged is never half taught. Lessons a game starts with (a saved
-dice set, or the old game's in a rematch: same dice, same table) carry numbers before any action.
+teaches that. The dice the reader's own rule picks for exemplars (``vision.exemplars.chosen``: two of a throw, left as
+read, nearest its median size) keep a small grey patch too (324 bytes), for the reader to look for a die the detector
+missed by its likeness to the game's dice (issue 59). The lessons are rows of the ``lessons`` table, written in the
+same transaction as the throw's action, numbered by it: an undo deletes the lessons of the actions it takes back, a
+deleted game takes its lessons along (``ON DELETE CASCADE``), and what the server acknowledged is never half taught.
+Lessons a game starts with (a saved dice set, or the old game's in a rematch: same dice, same table) carry numbers
+before any action.
 
 The memory read from them is cached per game and revision: a game's lessons change only with its revision.
 """
@@ -32,9 +35,13 @@ if TYPE_CHECKING:
 
 JSON = dict[str, Any]
 
-LIMIT = 480  # lessons kept per game (vision.memory.LIMIT): 480 x 2.8 kB, under 1.4 MB
+LIMIT = 480  # lessons kept per game (vision.memory.LIMIT): 480 x (2.8 kB + a patch of 324 bytes at most), under 1.5 MB
 BEFORE = 10_000_000  # lessons a game starts with are numbered this far before its first action
 NOT_A_DIE = 6  # vision.memory.NOT_A_DIE (kept here so that the server imports no numpy-heavy reader to count)
+PATCH = 18  # px: a lesson's grey patch is (PATCH, PATCH) uint8 (vision.exemplars.PATCH) ...
+PATCH_BYTES = PATCH * PATCH  # ... of this many bytes
+SET_PATCHES = 6  # patches a saved set keeps, its newest: all a memory uses (vision.memory.EXEMPLARS), so that a set
+# of LIMIT lessons stays within 2 kB of its size without them (12 of them in a device's 16 MB, web/owners.py)
 SET_NAME_LIMIT = 40  # characters of a dice set's name
 CACHED = 16  # games whose memory is kept built
 
@@ -57,6 +64,7 @@ class Lesson:
     kind: str  # pip or poker
     model: str  # the classifier file that saw it (a memory reads only what its own model saw)
     views: bytes  # float16 (4, width): the crop's embedding in four quarter turns
+    patch: bytes | None = None  # uint8 (PATCH, PATCH) grey exemplar of the die (vision.exemplars.patch), or none kept
 
 
 # ---------------------------------------------------------------------------------------------- rows
@@ -67,9 +75,9 @@ def keep_lessons(conn: sqlite3.Connection, game_id: str, n: int, lessons: Sequen
     if not lessons:
         return
     conn.executemany(
-        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views) for x in lessons],
+        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views, patch)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views, x.patch) for x in lessons],
     )
     _keep_limit(conn, game_id)
 
@@ -120,10 +128,25 @@ def learned(conn: sqlite3.Connection, game_id: str) -> JSON:
 
 def game_lessons(conn: sqlite3.Connection, game_id: str) -> list[tuple[int, Lesson]]:
     rows = conn.execute(
-        "SELECT n, k, face, corrected, side, kind, model, views FROM lessons WHERE game_id = ? ORDER BY n, k",
+        "SELECT n, k, face, corrected, side, kind, model, views, patch FROM lessons WHERE game_id = ? ORDER BY n, k",
         (game_id,),
     ).fetchall()
-    return [(int(r[0]), Lesson(int(r[1]), int(r[2]), bool(r[3]), float(r[4]), r[5], r[6], bytes(r[7]))) for r in rows]
+    return [
+        (
+            int(r[0]),
+            Lesson(
+                int(r[1]),
+                int(r[2]),
+                bool(r[3]),
+                float(r[4]),
+                r[5],
+                r[6],
+                bytes(r[7]),
+                None if r[8] is None else bytes(r[8]),
+            ),
+        )
+        for r in rows
+    ]
 
 
 @dataclass(frozen=True)
@@ -147,10 +170,10 @@ def start_knowing(conn: sqlite3.Connection, game_id: str, known: Known) -> None:
         return
     last = max(n for n, _ in known.rows)
     conn.executemany(
-        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views, patch)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (game_id, n - last - BEFORE, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views)
+            (game_id, n - last - BEFORE, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views, x.patch)
             for n, x in known.rows
         ],
     )
@@ -291,9 +314,14 @@ def delete_set(conn: sqlite3.Connection, set_id: int) -> None:
 
 
 def _pack(rows: Sequence[tuple[int, Lesson]]) -> bytes:
-    """Lessons as one npz blob (a set outlives the game it came from)."""
+    """Lessons as one npz blob (a set outlives the game it came from). The newest ``SET_PATCHES`` patches of the
+    lessons (of this reader's size; one of another is of no use to it) as ``patches`` (m, PATCH_BYTES) uint8, each
+    the patch of lesson ``patched[j]`` (the memory built from the set keeps no more: its older ones would never be
+    looked at): a set packed before issue 59 has neither, and unpacks without."""
     import io
 
+    patched = [i for i, (_, x) in enumerate(rows) if x.patch is not None and len(x.patch) == PATCH_BYTES]
+    patched = patched[-SET_PATCHES:]
     buf = io.BytesIO()
     np.savez_compressed(
         buf,
@@ -305,18 +333,46 @@ def _pack(rows: Sequence[tuple[int, Lesson]]) -> bytes:
         kind=np.array([x.kind for _, x in rows]),
         model=np.array([x.model for _, x in rows]),
         views=np.stack([np.frombuffer(x.views, np.float16) for _, x in rows]),
+        patched=np.array(patched, np.int64),
+        patches=np.array([np.frombuffer(rows[i][1].patch or b"", np.uint8) for i in patched], np.uint8).reshape(
+            -1, PATCH_BYTES
+        ),
     )
     return buf.getvalue()
 
 
 def _unpack(data: bytes) -> list[tuple[int, Lesson]]:
     """Each array read from the archive once (``z[name]`` decompresses it again on every access: indexing it per
-    lesson cost seconds for a set of 480)."""
+    lesson cost seconds for a set of 480). A damaged set (its archive, or a patch not of ``PATCH_BYTES``) is a
+    LessonError (409): the game that would start from it is not made."""
     import io
+    import zipfile
 
-    with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        arrays = {name: z[name] for name in ("n", "k", "face", "corrected", "side", "kind", "model", "views")}
-    views = arrays["views"].astype(np.float16)
+    names = ("n", "k", "face", "corrected", "side", "kind", "model", "views")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {name: z[name] for name in names}
+            if "patches" in z.files:  # packed since issue 59
+                arrays["patched"], arrays["patches"] = z["patched"], z["patches"]
+        count = len(arrays["n"])
+        if any(len(arrays[name]) != count for name in names):
+            raise ValueError("arrays of different lengths")
+        views = arrays["views"].astype(np.float16)
+        patches: dict[int, bytes] = {}
+        if "patches" in arrays:
+            patched, packed = arrays["patched"], arrays["patches"]
+            if packed.dtype != np.uint8 or packed.ndim != 2 or packed.shape[1] != PATCH_BYTES:
+                raise ValueError(f"patches of shape {packed.shape} {packed.dtype}, not (m, {PATCH_BYTES}) uint8")
+            one_each = len(set(patched.tolist())) == len(patched) == len(packed)
+            if patched.dtype.kind not in "iu" or patched.ndim != 1 or not one_each:
+                raise ValueError("patches not one to a lesson")
+            if len(patched) and not 0 <= int(patched.min()) <= int(patched.max()) < count:
+                raise ValueError("a patch of a lesson the set lacks")
+            patches = {int(i): packed[j].tobytes() for j, i in enumerate(patched)}
+    except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+        raise LessonError(
+            Message("These saved dice are damaged; forget them and save the dice again from a game."), conflict=True
+        ) from exc
     return [
         (
             int(arrays["n"][i]),
@@ -328,9 +384,10 @@ def _unpack(data: bytes) -> list[tuple[int, Lesson]]:
                 str(arrays["kind"][i]),
                 str(arrays["model"][i]),
                 views[i].tobytes(),
+                patches.get(i),
             ),
         )
-        for i in range(len(arrays["n"]))
+        for i in range(count)
     ]
 
 
@@ -410,17 +467,23 @@ def _likeliest(dice: list[JSON], values: Sequence[int]) -> list[Taught]:
 
 
 def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taught]) -> list[Lesson]:
-    """What the reader keeps of each taught die of a photo: its embedding in four turns."""
+    """What the reader keeps of each taught die of a photo: its embedding in four turns, and for the dice that
+    ``DiceReader.teach`` takes exemplars of (``vision.exemplars.chosen``), their grey patch."""
     if not taught:
         return []
     import cv2
 
+    from vision.exemplars import of_throw
     from vision.memory import VIEWS
 
     bgr = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     if bgr is None:
         return []
     views = reader.embed_boxes(bgr, [t.box for t in taught])[:, :VIEWS].astype(np.float16)
+    chosen, exemplars = of_throw(
+        bgr, np.asarray([t.box for t in taught], np.float32), [t.face for t in taught], [t.corrected for t in taught]
+    )
+    patches = {int(k): ex.tobytes() for k, ex in zip(chosen, exemplars, strict=True)}
     model = reader.classifier.digest
     return [
         Lesson(
@@ -431,6 +494,7 @@ def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taug
             kind,
             model,
             views[k].tobytes(),
+            patches.get(k),
         )
         for k, t in enumerate(taught)
     ]
@@ -440,7 +504,8 @@ def lessons_of(reader: DiceReader, jpeg: bytes, kind: str, taught: Sequence[Taug
 
 
 def build(rows: Sequence[tuple[int, Lesson]], reader: DiceReader) -> DiceMemory | None:
-    """The memory of a game's lessons, as far as this reader's model saw them (of the kind taught last)."""
+    """The memory of a game's lessons, as far as this reader's model saw them (of the kind taught last), with the
+    patches of each throw as its exemplars (in the order of its dice; a patch of another size is left out)."""
     mine = [(n, x) for n, x in rows if x.model == reader.classifier.digest]
     if not mine:
         return None
@@ -453,7 +518,11 @@ def build(rows: Sequence[tuple[int, Lesson]], reader: DiceReader) -> DiceMemory 
             by_throw.setdefault(n, []).append(x)
     for n, group in by_throw.items():
         views = np.stack([np.frombuffer(x.views, np.float16).reshape(-1, width) for x in group]).astype(np.float32)
-        memory.teach(n, views, [x.face for x in group], [x.corrected for x in group], [x.side for x in group])
+        kept = [x.patch for x in group if x.patch is not None and len(x.patch) == PATCH_BYTES]
+        exemplars = np.frombuffer(b"".join(kept), np.uint8).reshape(-1, PATCH, PATCH) if kept else None
+        memory.teach(
+            n, views, [x.face for x in group], [x.corrected for x in group], [x.side for x in group], exemplars
+        )
     memory.weights()  # weighed once here, not by the first photo read with it
     return memory
 

@@ -102,6 +102,7 @@ CREATE TABLE IF NOT EXISTS lessons (
     kind TEXT NOT NULL,
     model TEXT NOT NULL,
     views BLOB NOT NULL,
+    patch BLOB,
     PRIMARY KEY (game_id, n, k)
 );
 CREATE TABLE IF NOT EXISTS dice_sets (
@@ -139,6 +140,7 @@ ADDED_COLUMNS = {
     "players": {"owner": "TEXT NOT NULL DEFAULT ''"},  # then each entry goes to its device (web/players.py)
     "dice_sets": {"address": "TEXT NOT NULL DEFAULT ''", "version": "INTEGER NOT NULL DEFAULT 0"},
     "game_dice": {"set_id": "INTEGER", "taught": "INTEGER NOT NULL DEFAULT 0"},
+    "lessons": {"patch": "BLOB"},  # a die's grey exemplar (issue 59): the lessons kept before have none
 }
 
 # Letters and digits that cannot be confused when read off a tablet across the table.

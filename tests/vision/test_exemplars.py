@@ -10,8 +10,8 @@ import pytest
 from tests.vision.drawing import scene
 from vision.count import ADDED, fit_count
 from vision.detect import Candidates, Looks
-from vision.exemplars import PATCH, patches, search
-from vision.memory import DiceMemory
+from vision.exemplars import PATCH, PER_THROW, chosen, of_throw, patches, search
+from vision.memory import NOT_A_DIE, DiceMemory
 from vision.reader import DiceReader, Rules
 
 SIDE = 70.0
@@ -42,6 +42,22 @@ def test_bare_table_and_no_exemplars_give_nothing() -> None:
     assert len(search(np.full((480, 640, 3), 120, np.uint8), ex, SIDE, [], floor=-1.0)) == 0
     assert len(search(img, ex[:0], SIDE, [])) == 0
     assert len(search(img, ex, 6.0, [])) == 0  # dice too small to match
+
+
+def test_a_throw_gives_the_dice_left_as_read_nearest_its_median_size() -> None:
+    """One rule for the reader's memory and the server's lessons: corrected boxes and boxes that are no die give
+    none; of the rest the ``PER_THROW`` nearest the median size, nearest first."""
+    sides = [70, 40, 72, 69, 90, 71]
+    boxes = np.array([(100 * k, 0, 100 * k + s, s) for k, s in enumerate(sides)], np.float32)
+    faces = [0, 1, 2, 3, 4, NOT_A_DIE]
+    corrected = [False, False, True, False, False, True]
+    assert PER_THROW == 2 and chosen(boxes, faces, corrected).tolist() == [0, 3]  # median 69.5 of 70 40 69 90
+    assert len(chosen(boxes, [NOT_A_DIE] * 6, [False] * 6)) == 0
+    img, _ = scene(VALUES, side=SIDE, seed=3)
+    idx, ex = of_throw(img, boxes, faces, corrected)
+    centres = (boxes[idx, :2] + boxes[idx, 2:]) / 2
+    assert np.array_equal(ex, patches(img, centres, np.asarray(sides, np.float32)[idx]))
+    assert of_throw(img, boxes[:0], [], [])[1].shape == (0, PATCH, PATCH)
 
 
 # ---------------------------------------------------------------------------------------------- with the reader
