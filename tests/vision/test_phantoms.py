@@ -107,15 +107,15 @@ def test_training_phantoms_are_the_rendered_train_phantoms(tmp_path: Path, monke
 def test_board_game_tokens_and_pieces_are_drawn_on_the_table() -> None:
     """Issue 59: a board's number tokens read as a "9" or a "10" at 0.9-1.0; the phantom set shows such tokens (a
     disc with a printed number in dark or red ink) and pieces, among the things on its tables."""
-    from vision.synth.phantoms import _game_pieces, _number_tokens
+    from vision.synth.phantoms import game_pieces, number_tokens
 
-    for draw in (_number_tokens, _game_pieces):
+    for draw in (number_tokens, game_pieces):
         assert draw in THINGS
         img = np.full((240, 320, 3), 0.5, np.float32)
         draw(np.random.default_rng(2), img, 60.0)
         changed = np.abs(img - 0.5).max(axis=2) > 0.05
         assert 0.005 < changed.mean() < 0.6, draw.__name__
     img = np.full((240, 320, 3), 0.5, np.float32)
-    _number_tokens(np.random.default_rng(2), img, 60.0)
+    number_tokens(np.random.default_rng(2), img, 60.0)
     ink = (img.max(axis=2) < 0.2) | ((img[..., 2] > 0.6) & (img[..., 0] < 0.2))
     assert ink.sum() > 20  # the number and its dots

@@ -461,3 +461,16 @@ def test_a_steep_camera_with_a_wide_lens_still_looks_at_the_table_in_every_corne
     assert (
         render_scene(5, n_dice=3, size=(320, 240), style=SceneStyle(tilt_deg=42.0, fov_deg=78.0)).style.fov_deg == 78.0
     )
+
+
+def test_a_scene_among_board_game_pieces_is_the_same_scene_with_tokens_on_its_table() -> None:
+    """Issue 59: dice rendered among a board game's number tokens and pieces (``SceneStyle.board_games``). Off, a scene
+    is the one rendered before; on, its table shows them and its dice are still all labelled."""
+    from vision.synth import SceneStyle, render_scene
+
+    plain = render_scene(7, kind="pip", split="train", style=SceneStyle(background="felt"))
+    again = render_scene(7, kind="pip", split="train", style=SceneStyle(background="felt", board_games=False))
+    board = render_scene(7, kind="pip", split="train", style=SceneStyle(background="felt", board_games=True))
+    assert np.array_equal(plain.image, again.image)
+    assert not np.array_equal(plain.image, board.image)
+    assert len(board.dice) >= 1 and all(d.box[2] > d.box[0] for d in board.dice)

@@ -235,7 +235,7 @@ def _shadow(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
     img *= (1 - mask)[..., None]
 
 
-def _number_tokens(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
+def number_tokens(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
     """A board game's number tokens: pale discs of about a die's size with a printed number and a row of dots under
     it (issue 59: read as a "9" or a "10" at 0.9-1.0), some in a row as on a board."""
     h, w = img.shape[:2]
@@ -264,7 +264,7 @@ def _number_tokens(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
         x, y = x + step * math.cos(ang), y + step * math.sin(ang)
 
 
-def _game_pieces(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
+def game_pieces(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
     """Board-game pieces seen from above: plain wooden cubes (a blank die's top), little houses, meeples and
     roads, in one player's colour or several."""
     h, w = img.shape[:2]
@@ -291,7 +291,7 @@ def _game_pieces(rng: np.random.Generator, img: np.ndarray, u: float) -> None:
 
 
 THINGS: tuple[Draw, ...] = (_crumbs, _dust, _screw_holes, _coins, _buttons, _rings, _clips, _pens, _printed_dots,
-                            _shadow, _number_tokens, _game_pieces)
+                            _shadow, number_tokens, game_pieces)
 
 
 def rendered(rng: np.random.Generator, split: str) -> np.ndarray:

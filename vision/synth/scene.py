@@ -474,7 +474,9 @@ def prepare(
         st = replace(st, fov_deg=math.degrees(2 * math.atan(W / 2 / focal)))
     roll = float(rng.uniform(-math.pi, math.pi))
     cam = Camera(W, H, focal, math.radians(tilt_deg), roll, focal / die_px + _H)
-    table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors) and not centre_die)
+    table = make_table(
+        rng, st.background or "felt", split, cam, bool(st.distractors) and not centre_die, st.board_games
+    )
     placed = None
     if centre_die:
         c = cam.ray_to_plane(np.array([[W / 2, H / 2]]), 1.0)[0, :2]
@@ -495,7 +497,7 @@ def prepare(
                 break
             die_px *= 0.85
             cam = Camera(W, H, focal, cam.tilt, roll, focal / die_px + _H)
-            table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors))
+            table = make_table(rng, st.background or "felt", split, cam, bool(st.distractors), st.board_games)
         if placed is None:
             raise RuntimeError(f"could not place {n} dice in {W}x{H}")  # pragma: no cover - shrinking always fits
         st = replace(st, die_px=die_px)

@@ -189,6 +189,7 @@ class SceneStyle:
     touching: float | None = None  # chance that a die is placed against another
     shadows: bool | None = None
     distractors: bool | None = None
+    board_games: bool = False  # a board game's number tokens and pieces on a flat table (issue 59)
     effects: bool = True
     blur: float | None = None  # defocus sigma, pixels
     motion_blur: float | None = None  # streak length, pixels

@@ -493,8 +493,12 @@ FLAT_TABLES: dict[str, Maker] = {
 }
 
 
-def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, distractors: bool) -> Table:
-    """The table as the camera sees it (float32 BGR), plus where dice may lie."""
+def make_table(
+    rng: np.random.Generator, kind: str, split: str, cam: Camera, distractors: bool, board: bool = False
+) -> Table:
+    """The table as the camera sees it (float32 BGR), plus where dice may lie. ``board``: a flat table strewn with a
+    board game's number tokens and pieces (issue 59: dice among them; drawn by ``vision.synth.phantoms``), which the
+    dice may lie on or beside."""
     W, H = cam.width, cam.height
     corners = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float64)
     tab = cam.ray_to_plane(corners)[:, :2]
@@ -531,5 +535,10 @@ def make_table(rng: np.random.Generator, kind: str, split: str, cam: Camera, dis
     keep: list[tuple[float, float, float]] = []
     if distractors and allowed is None:
         keep = _distractors(rng, img, u, to_table, (crc[0], crc[1], 2.5 * u))
+    if board and allowed is None:
+        from vision.synth.phantoms import game_pieces, number_tokens  # it draws on these tables: imported here
+
+        number_tokens(rng, img, u)
+        game_pieces(rng, img, u)
     out = cv2.warpPerspective(img, to_image, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     return Table(out, allowed, keep)

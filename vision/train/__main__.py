@@ -319,6 +319,12 @@ def main() -> None:
         help="how much more a detection on a rendered side face costs the detector than one elsewhere (1: as before)",
     )
     ap.add_argument(
+        "--board-games",
+        type=float,
+        default=0.0,
+        help="share of rendered training scenes on a table strewn with a board game's tokens and pieces (0: as before)",
+    )
+    ap.add_argument(
         "--det-half-weight",
         type=float,
         default=1.0,
@@ -560,6 +566,7 @@ def run(args: argparse.Namespace) -> None:
                 jobs=jobs,
                 steep=args.steep,
                 bodies=args.bodies,
+                board=args.board_games,
             )
         val += synth_samples(
             max(n // 6, 2 if n else 0),

@@ -247,12 +247,17 @@ def steep_tilt(seed: int, share: float) -> float | None:
     return STEEP_TILT[0] + (STEEP_TILT[1] - STEEP_TILT[0]) * u / share
 
 
-def _synth_one(job: tuple[int, str, str, float, str]) -> Sample:
+def _synth_one(job: tuple[int, str, str, float, str, float]) -> Sample:
     from vision.synth import SceneStyle, render_scene
 
-    seed, kind, split, steep, bodies = job
+    seed, kind, split, steep, bodies, board = job
     tilt = steep_tilt(seed, steep)
-    style = SceneStyle(bodies=bodies) if tilt is None else SceneStyle(tilt_deg=tilt, bodies=bodies)
+    # a scene among board-game pieces by its seed alone, drawn apart from the scene's own draws: at 0 every scene is
+    # the one rendered before
+    among = board > 0 and float(np.random.default_rng([seed, 59]).random()) < board
+    style = SceneStyle(bodies=bodies, board_games=among)
+    if tilt is not None:
+        style = replace(style, tilt_deg=tilt)
     sc = render_scene(seed, kind=kind, split=split, style=style)
     boxes = []
     for d in sc.dice:
@@ -291,18 +296,20 @@ def synth_samples(
     jobs: int = 1,
     steep: float = 0.0,
     bodies: str = "rich",
+    board: float = 0.0,
 ) -> list[Sample]:
     """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available.
 
     Each scene depends on its seed alone, so ``jobs`` processes render the same scenes as one. ``steep``: the share of
     scenes seen by a steep camera (``STEEP_TILT``). ``bodies``: "rich" (marbled, glitter, translucent... sets, since
-    stop 33) or "plain" (the flat bodies every earlier run trained on: docs/synth.md, "Die bodies").
+    stop 33) or "plain" (the flat bodies every earlier run trained on: docs/synth.md, "Die bodies"). ``board``: the
+    share of scenes whose table is strewn with a board game's tokens and pieces (issue 59; 0: as before).
     """
     try:
         import vision.synth  # noqa: F401
     except ImportError:
         return []
-    todo = [(seed0 + i, kind, split, steep, bodies) for i in range(n)]
+    todo = [(seed0 + i, kind, split, steep, bodies, board) for i in range(n)]
     if jobs > 1 and n > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             return pool.map(_synth_one, todo, chunksize=4)
