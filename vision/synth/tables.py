@@ -538,7 +538,8 @@ def make_table(
     if board and allowed is None:
         from vision.synth.phantoms import game_pieces, number_tokens  # it draws on these tables: imported here
 
-        number_tokens(rng, img, u)
-        game_pieces(rng, img, u)
+        for _ in range(int(rng.integers(2, 5))):  # the raster reaches past the view: a few rows of each
+            number_tokens(rng, img, u)
+            game_pieces(rng, img, u)
     out = cv2.warpPerspective(img, to_image, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     return Table(out, allowed, keep)
