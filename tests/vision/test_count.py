@@ -95,6 +95,19 @@ def test_candidates_on_a_die_found_too_faint_or_off_size_are_not_taken() -> None
     assert fitted.to_json()["missing"] == 1
 
 
+def test_a_touching_die_is_taken_though_its_box_overlaps_its_neighbours_a_half_die_is_not() -> None:
+    """Two touching dice turned 45 degrees: their boxes (the reader's squares round each die) overlap by about 0.4
+    of a box where the dice themselves only touch. The rendered games' empty places were such dice, a dropped box on
+    the missing die refused for overlapping its neighbour (issue 59); a box half on a found die is that die again."""
+    dice = row([1, 2, 3, 4])
+    touching = die(100 + 60 * 3 + 24, 5, conf=0.5)  # overlaps the last die's box by 16 of 40 px: 0.4
+    fitted = fit_count(reading(dice, [touching]), 5)
+    assert fitted.missing == 0 and fitted.assumed == (ADDED,)
+    half = die(100 + 60 * 3 + 18, 5, conf=0.5)  # 22 of 40 px: 0.55, the same die seen twice
+    fitted = fit_count(reading(dice, [half]), 5)
+    assert fitted.missing == 1 and fitted.dice == tuple(dice)
+
+
 def test_nothing_found_leaves_every_place_for_a_tap() -> None:
     fitted = fit_count(reading([]), 5)
     assert (fitted.dice, fitted.missing, fitted.assumed) == ((), 5, (MISSING,))
