@@ -91,7 +91,6 @@ class Detector:
     arch = "tiny"  # class defaults: a detector made without its file (the stage tests') reads as the tiny one
     fuse = True
     band_hi = BAND_HI
-    small_dice = SMALL_DICE
     sweet = SWEET
 
     def __init__(self, path: Path) -> None:
@@ -106,9 +105,6 @@ class Detector:
         self.arch = meta.get("arch", "tiny")
         self.fuse = self.arch == "tiny"
         self.band_hi = float(meta.get("band_hi", BAND_HI))
-        # the median side under which a finer level is looked at: a net taught small dice at its normal scale needs
-        # that look only for smaller ones (each look of the pretrained net costs 15-45 ms on two cores)
-        self.small_dice = float(meta.get("small_dice", SMALL_DICE))
         # the die size the net sees best, input px (of two looks at one die, the one nearer this is kept)
         self.sweet = float(meta.get("sweet", SWEET))
 
@@ -240,7 +236,7 @@ class Detector:
         levels = [(self.long_side / long_side, normal)]
         levels += [(s / long_side, self.detect(bgr, threshold, s, looks)) for s in sides[1:]]
         large = long_side >= LARGE_FRAME
-        small = self.small_dice
+        small = SMALL_DICE
         for step in range(MAX_FINE if large else 1):
             f, finest = levels[0]
             fine = round(f * long_side * (2 if large and step == 0 else 1.5))
@@ -256,7 +252,7 @@ class Detector:
             # fused with the level it refines where that is half its scale (no look of its own at 2/3)
             partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
             levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
-            small = min(SECOND_FINE, self.small_dice)  # a second finer level only for dice still small at the first
+            small = SECOND_FINE  # a second finer level only for dice still small at the first
         return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet)
 
 

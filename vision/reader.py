@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
+from vision.count import SIZE_TOLERANCE
 from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector, Looks
@@ -34,7 +35,6 @@ UNLIKE = 0.5
 # a place like the game's dice (``vision.exemplars.search``) is read as a candidate of this detector score times its
 # correlation: below every candidate the detector itself was unsure of, for the net did not see a die there
 EXEMPLAR_SCORE = WEAK
-SAME_SIZE = 1.35  # a candidate this near the dice' size hides its place from the search (vision/count.py's tolerance)
 HERE = 4  # the sure dice of the photo itself taken as exemplars besides the game's, at most
 
 
@@ -219,8 +219,7 @@ class DiceReader:
         if abs(np.log(s * level / long_side / sweet)) > np.log(2.0):
             return Candidates.empty()
         weak = self.detector.detect(img.bgr, WEAK, level, looks)
-        ratio = np.maximum(weak.sides, s) / np.maximum(np.minimum(weak.sides, s), 1e-6)
-        keep = (ratio <= SIZE_FACTOR) & (weak.scores < self.classifier.det_threshold)
+        keep = _of_size(weak.sides, s, SIZE_FACTOR) & (weak.scores < self.classifier.det_threshold)
         for centre, found in zip(c.centres, c.sides, strict=True):
             near = np.hypot(*(weak.centres - centre).T) < 0.5 * np.maximum(weak.sides, found)
             keep &= ~near
@@ -279,14 +278,18 @@ class DiceReader:
         here = patches(bgr, found.centres[:HERE], found.sides[:HERE])
         kept = memory.exemplars if memory.exemplars.shape[1:] == here.shape[1:] else here[:0]
         exemplars = np.concatenate([kept, here])
-        avoid = [c.select(dice | _of_size(c.sides, s)), weak.select(_of_size(weak.sides, s))]
+        # a candidate near the dice' size (the count's tolerance) hides its place from the search
+        avoid = [
+            c.select(dice | _of_size(c.sides, s, SIZE_TOLERANCE)),
+            weak.select(_of_size(weak.sides, s, SIZE_TOLERANCE)),
+        ]
         alike = search(bgr, exemplars, s, avoid, frames=list(looks.frames.values()))
         return Candidates(alike.centres, alike.sides, EXEMPLAR_SCORE * alike.scores)
 
 
-def _of_size(sides: np.ndarray, side: float) -> np.ndarray:
-    """Candidates within ``SAME_SIZE`` of ``side`` either way."""
-    out: np.ndarray = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6) <= SAME_SIZE
+def _of_size(sides: np.ndarray, side: float, factor: float) -> np.ndarray:
+    """Candidates within ``factor`` of ``side`` either way."""
+    out: np.ndarray = np.maximum(sides, side) / np.maximum(np.minimum(sides, side), 1e-6) <= factor
     return out
 
 

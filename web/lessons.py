@@ -70,15 +70,22 @@ class Lesson:
 # ---------------------------------------------------------------------------------------------- rows
 
 
+INSERT = (
+    "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views, patch)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _row(game_id: str, n: int, x: Lesson) -> tuple[object, ...]:
+    """A lesson as a row of ``INSERT``: a throw's and a game's first (numbered before its actions) alike."""
+    return (game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views, x.patch)
+
+
 def keep_lessons(conn: sqlite3.Connection, game_id: str, n: int, lessons: Sequence[Lesson]) -> None:
     """Keep a throw's lessons; the game keeps at most ``LIMIT``, its oldest silent confirmations going first."""
     if not lessons:
         return
-    conn.executemany(
-        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views, patch)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(game_id, n, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views, x.patch) for x in lessons],
-    )
+    conn.executemany(INSERT, [_row(game_id, n, x) for x in lessons])
     _keep_limit(conn, game_id)
 
 
@@ -169,14 +176,7 @@ def start_knowing(conn: sqlite3.Connection, game_id: str, known: Known) -> None:
     if not known.rows:
         return
     last = max(n for n, _ in known.rows)
-    conn.executemany(
-        "INSERT OR REPLACE INTO lessons (game_id, n, k, face, corrected, side, kind, model, views, patch)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (game_id, n - last - BEFORE, x.k, x.face, int(x.corrected), x.side, x.kind, x.model, x.views, x.patch)
-            for n, x in known.rows
-        ],
-    )
+    conn.executemany(INSERT, [_row(game_id, n - last - BEFORE, x) for n, x in known.rows])
     _keep_limit(conn, game_id)
 
 

@@ -31,7 +31,7 @@ def _detector(path: Path) -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    meta = {"model": "dice-detector", "arch": "lite0", "stride": "4", "long_side": "416", "small_dice": "16"}
+    meta = {"model": "dice-detector", "arch": "lite0", "stride": "4", "long_side": "416", "sweet": "62"}
     for k, v in meta.items():
         model.metadata_props.add(key=k, value=v)
     onnx.save(model, str(path))
@@ -54,9 +54,9 @@ def test_the_int8_detector_keeps_the_metadata_and_the_maps(tmp_path: Path) -> No
     q = onnx.load(str(dst))
     assert {n.op_type for n in q.graph.node} >= {"QuantizeLinear", "DequantizeLinear"}
     meta = {p.key: p.value for p in q.metadata_props}
-    assert meta["arch"] == "lite0" and meta["small_dice"] == "16" and meta["quantised"] == "int8"
+    assert meta["arch"] == "lite0" and meta["sweet"] == "62" and meta["quantised"] == "int8"
     fdet, qdet = Detector(src), Detector(dst)
-    assert qdet.arch == "lite0" and qdet.small_dice == 16.0
+    assert qdet.arch == "lite0" and qdet.sweet == 62.0
     photo = next(it for it in load_photos(("train",)) if it.image is not None)
     tensor, _ = fdet.preprocess(cv2.imread(str(photo.image)))
     a, b = fdet.infer(tensor), qdet.infer(tensor)

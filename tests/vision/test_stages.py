@@ -238,20 +238,6 @@ def test_the_pyramid_looks_finer_only_when_the_dice_are_small() -> None:
     assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208]
 
 
-def test_a_detector_taught_small_dice_looks_finer_only_for_smaller_ones() -> None:
-    """Issue 59: the pretrained detector sees dice of 16 input px at its normal scale (its file says ``small_dice``);
-    the finer look, 15-45 ms of its time, is taken only under that."""
-    img = np.zeros((640, 640, 3), np.uint8)  # net scale 0.65
-    taught = _ScriptedDetector({416: _dice(3, 30.0), 624: _dice(5, 28.0)})  # 19.5 input px
-    taught.small_dice = 16.0
-    taught.pyramid(img, 0.3)
-    assert taught.looks == [416, 208]
-    tiny = _ScriptedDetector({416: _dice(3, 20.0), 624: _dice(5, 20.0)})  # 13 input px
-    tiny.small_dice = 16.0
-    tiny.pyramid(img, 0.3)
-    assert tiny.looks == [416, 208, 624]
-
-
 def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_one() -> None:
     frame = np.zeros((1080, 1920, 3), np.uint8)
     two = _ScriptedDetector({416: _dice(2, 300.0), 832: _dice(2, 70.0)})  # two dice of 70 px, 30 input px at 832

@@ -468,7 +468,7 @@ def export_detector(det: torch.nn.Module, path: Path, args: argparse.Namespace) 
             # the pretrained net finds 99 % of the validation rows' dice from 30 to 130 input px and more: of two
             # looks at one die, the one nearer 62 px is kept (vision/detect.py, sweet). It also finds 95 % from 20 px,
             # but sizes dice under 20 px up to 2-3 x too big (skovy's 15 px dice as 40): so the finer look stays
-            # where the dice look small (no small_dice of its own)
+            # where the dice look small
             **({"sweet": LITE_SWEET} if args.det_arch == "lite0" else {}),
         },
     )
