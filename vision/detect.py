@@ -253,7 +253,7 @@ class Detector:
             partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
             levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
             small = SECOND_FINE  # a second finer level only for dice still small at the first
-        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet)
+        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet, whole=not self.fuse)
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
@@ -285,11 +285,26 @@ OUT_OF_BAND = 10.0  # what being out of its level's band weighs against a candid
 SAME_SIZE = 1.8  # two candidates of two levels on one spot within this ratio of sides are one die, seen twice
 
 
+def part_of_bigger(c: Candidates, over: np.ndarray, coarser: list[Candidates]) -> np.ndarray:
+    """Which of ``c`` (those ``over`` their level's band) lie inside a candidate of a coarser level ``SAME_SIZE`` x
+    their side or more: a part of what that level saw whole. A crop of one die looked at six times its size shows its
+    pips as dice, over the band, where the coarser levels see the die; a pretrained net boxes a pip with its
+    neighbours, which then read as a face, and the nested rule took the die for a block of dice (chase-casino-crops:
+    the die dropped, its pips kept, one photo in four; issue 59)."""
+    part = np.zeros(len(c), bool)
+    for b in coarser:
+        for centre, side in zip(b.centres, b.sides, strict=True):
+            inside = np.hypot(*(c.centres - centre).T) < 0.5 * side
+            part |= over & inside & (side >= SAME_SIZE * c.sides)
+    return part
+
+
 def keep_bands(
     levels: list[tuple[float, Candidates]],
     base: float | None = None,
     band_hi: float = BAND_HI,
     sweet: float = SWEET,
+    whole: bool = False,
 ) -> Candidates:
     """The candidates of a pyramid's levels ((scale, candidates), finest first). Each level sees some sizes best: up
     to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
@@ -298,7 +313,10 @@ def keep_bands(
     candidate over its level's band stays where no other level saw that die (a die of half the photo, found at the
     normal scale only); one under it goes, the finer level looked for it, but for the coarse levels of a picture
     smaller than the net's input (``base``, the normal level's scale, at least 1: a crop around a translucent die whose
-    pips the finer level took for dice). A die and the smaller candidates inside it are both kept."""
+    pips the finer level took for dice). A die and the smaller candidates inside it are both kept; with ``whole`` (a
+    pretrained detector), not one over its level's band inside a bigger candidate of a coarser level
+    (``part_of_bigger``: the tiny net's pips are boxed tight and its reader left as measured, chase-casino-crops one
+    throw worse with the rule)."""
     parts, fit = [], []
     for i, (f, c) in enumerate(levels):
         s = c.sides * f
@@ -308,6 +326,8 @@ def keep_bands(
         # they see under their band stays there, where the finer level may have seen the die's pips
         coarse = i > 0 and base is not None and base >= 1 and levels[i - 1][0] <= base
         seen = (s >= lo) | coarse
+        if whole and hi < np.inf:
+            seen &= ~part_of_bigger(c, s > hi, [b for _, b in levels[i + 1 :]])
         parts.append(c.select(seen))
         fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / sweet)) + OUT_OF_BAND * (s[seen] > hi))
     c = Candidates.joined(*parts) if parts else Candidates.empty()

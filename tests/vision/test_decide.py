@@ -160,6 +160,21 @@ def test_a_die_and_the_smaller_candidates_inside_it_are_all_kept_for_the_decide_
     assert len(keep_bands([(1.0, pips), (0.5, die)])) == 3
 
 
+def test_a_candidate_over_its_band_inside_a_bigger_one_of_a_coarser_level_is_a_part_of_it() -> None:
+    # a crop of one die looked at six times its size: its pips are over the band there, the coarse level sees the die
+    pips = cands((280, 280, 1.3 * BAND_HI, 0.8), (360, 360, 1.3 * BAND_HI, 0.8))
+    die = cands((320, 320, 300, 0.7))  # 75 input px at its level, over twice the pips' side
+    c = keep_bands([(1.0, pips), (0.25, die)], whole=True)
+    assert len(c) == 1 and float(c.sides[0]) == pytest.approx(300)
+    # beside the die, not inside it, or not much smaller than it: not a part of it
+    beside = cands((320 + 300, 320, 1.3 * BAND_HI, 0.8))
+    assert len(keep_bands([(1.0, beside), (0.25, die)], whole=True)) == 2
+    assert len(keep_bands([(1.0, pips), (0.25, die)])) == 3  # the tiny net's reader: all kept for the decide step
+    alike = cands((330, 330, 1.3 * BAND_HI, 0.8))
+    c = keep_bands([(1.0, alike), (0.5, cands((320, 320, 1.2 * BAND_HI, 0.7)))], whole=True)
+    assert len(c) == 1  # one die seen twice, kept once (not dropped as a part of itself)
+
+
 def test_a_small_die_near_the_centre_of_a_big_candidate_is_another_die_not_the_same_one() -> None:
     # two dice showing 1 side by side read as one big "1" at a coarse level, one of them near its centre: a "1" has
     # one pip, and two dice read surely as ones lie inside it, so they are two dice (webcam-white-dice valid_68)
