@@ -90,6 +90,7 @@ def fuse_side(long_side: int) -> int:
 class Detector:
     arch = "tiny"  # class defaults: a detector made without its file (the stage tests') reads as the tiny one
     fuse = True
+    whole = False
     band_hi = BAND_HI
     sweet = SWEET
 
@@ -104,6 +105,9 @@ class Detector:
         # band up to ``band_hi`` input px before a coarser level is needed
         self.arch = meta.get("arch", "tiny")
         self.fuse = self.arch == "tiny"
+        # ... and sees a die whole where the tiny net sees its pips as dice: a part of a bigger candidate goes at once
+        # (``keep_bands``), and the reader's nested rule is left to the tiny net's files
+        self.whole = self.arch != "tiny"
         self.band_hi = float(meta.get("band_hi", BAND_HI))
         # the die size the net sees best, input px (of two looks at one die, the one nearer this is kept)
         self.sweet = float(meta.get("sweet", SWEET))
@@ -253,7 +257,7 @@ class Detector:
             partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
             levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
             small = SECOND_FINE  # a second finer level only for dice still small at the first
-        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet, whole=not self.fuse)
+        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet, whole=self.whole)
 
 
 def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:

@@ -62,6 +62,31 @@ def test_without_the_nested_rule_a_very_close_die_is_read_with_its_pips() -> Non
     assert [d.face for d in DiceReader(rules=Rules()).read_array(img, kind="pip").dice] == ["4"]
 
 
+def test_with_a_pretrained_detectors_file_the_nested_rule_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # that net sees a die whole, and its boxes round a pip hold the neighbours, which read as a face: the rule took
+    # casino dice for blocks of dice (issue 59); the tiny net's files keep it
+    import vision.reader
+
+    calls: list[int] = []
+    real = vision.reader.nested
+
+    def counted(c: object, logits: np.ndarray) -> np.ndarray:
+        calls.append(len(logits))
+        return real(c, logits)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vision.reader, "nested", counted)
+    img = table(640, 480, seed=5)
+    draw_die(img, 320, 240, 300, 5, angle=20.0)
+    tiny = DiceReader()
+    assert not tiny.detector.whole
+    tiny.read_array(img, kind="pip")
+    assert len(calls) == 1
+    pretrained = DiceReader()
+    pretrained.detector.whole = True  # as a file with arch lite0 says (vision.detect.Detector)
+    pretrained.read_array(img, kind="pip")
+    assert len(calls) == 1
+
+
 def test_a_crop_filled_by_one_die_is_read_as_that_die(reader: DiceReader) -> None:
     # a 72 px crop around one die (chase-casino-crops): the pyramid's coarsest level lays it on a canvas of its table
     for value in (1, 3, 5, 6):

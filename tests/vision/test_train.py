@@ -428,7 +428,7 @@ def test_the_pretrained_detector_starts_from_imagenet_and_runs_in_the_reader(tmp
     path = tmp_path / "dice-detector.onnx"
     export_detector(net, path, argparse.Namespace(det_arch="lite0", seed=1))
     det = Detector(path)
-    assert det.arch == "lite0" and not det.fuse
+    assert det.arch == "lite0" and not det.fuse and det.whole
     # its file says how the reader looks at a photo with it: a normal look of 320 px, kept sizes near 62 px
     assert (det.long_side, det.sweet) == (LITE_LONG_SIDE, LITE_SWEET) == (320, 62.0)
     frame = np.random.default_rng(0).integers(0, 255, (300, 500, 3), np.uint8)
