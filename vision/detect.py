@@ -90,7 +90,6 @@ def fuse_side(long_side: int) -> int:
 class Detector:
     arch = "tiny"  # class defaults: a detector made without its file (the stage tests') reads as the tiny one
     fuse = True
-    whole = False
     band_hi = BAND_HI
     sweet = SWEET
 
@@ -105,12 +104,15 @@ class Detector:
         # band up to ``band_hi`` input px before a coarser level is needed
         self.arch = meta.get("arch", "tiny")
         self.fuse = self.arch == "tiny"
-        # ... and sees a die whole where the tiny net sees its pips as dice: a part of a bigger candidate goes at once
-        # (``keep_bands``), and the reader's nested rule is left to the tiny net's files
-        self.whole = self.arch != "tiny"
         self.band_hi = float(meta.get("band_hi", BAND_HI))
         # the die size the net sees best, input px (of two looks at one die, the one nearer this is kept)
         self.sweet = float(meta.get("sweet", SWEET))
+
+    @property
+    def whole(self) -> bool:
+        """A pretrained net sees a die whole where the tiny net sees its pips as dice: a part of a bigger candidate
+        goes at once (``keep_bands``), and the reader's nested rule is left to the tiny net's files."""
+        return self.arch != "tiny"
 
     def preprocess(
         self,

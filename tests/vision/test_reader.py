@@ -82,7 +82,8 @@ def test_with_a_pretrained_detectors_file_the_nested_rule_is_left_out(monkeypatc
     tiny.read_array(img, kind="pip")
     assert len(calls) == 1
     pretrained = DiceReader()
-    pretrained.detector.whole = True  # as a file with arch lite0 says (vision.detect.Detector)
+    pretrained.detector.arch = "lite0"  # as a pretrained detector's file says (vision.detect.Detector)
+    assert pretrained.detector.whole
     pretrained.read_array(img, kind="pip")
     assert len(calls) == 1
 
