@@ -80,6 +80,21 @@ def test_train_split_draws_every_body_at_its_share() -> None:
         assert all(abs(st._luma(c) - st._luma(d.body)) >= 50 for c in d.inks[1:])
 
 
+def test_bold_bodies_draw_the_detectors_hard_bodies_more_often_and_the_same_plain_twins() -> None:
+    rich = _designs("pip", "train", "rich", 600) + _designs("poker", "train", "rich", 600, first=5000)
+    bold = _designs("pip", "train", "bold", 600) + _designs("poker", "train", "bold", 600, first=5000)
+    kinds = [d.body_kind for d in bold]
+    for k in BODY_KINDS:
+        want = st.BOLD_SHARES.get(k, 1 - sum(st.BOLD_SHARES.values()))
+        assert abs(kinds.count(k) / len(kinds) - want) < 0.04, (k, want)
+    for k in ("marbled", "translucent", "metallic"):
+        assert kinds.count(k) > 1.4 * [d.body_kind for d in rich].count(k)
+    # the same sets underneath: a bold set is its rich twin's plain design with another body drawn
+    assert [d.kind for d in bold] == [d.kind for d in rich]
+    with pytest.raises(ValueError, match="bodies must be one of"):
+        sample_design(np.random.default_rng(0), "pip", "train", "loud")
+
+
 def test_train_and_test_palettes_are_disjoint() -> None:
     pairs = [
         (st.TRAIN_VEINS, st.TEST_VEINS),

@@ -334,8 +334,9 @@ def main() -> None:
     ap.add_argument(
         "--bodies",
         default="rich",
-        choices=("rich", "plain"),
-        help="rendered die bodies: rich (marbled, glitter, translucent, pearl, metallic, carved) or plain, as before",
+        choices=("rich", "plain", "bold"),
+        help="rendered die bodies: rich (marbled, glitter, translucent, pearl, metallic, carved), bold (rich with "
+        "three times the marbled, translucent and metallic sets a tray holds) or plain, as before",
     )
     ap.add_argument(
         "--synth-seed",
