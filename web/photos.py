@@ -13,7 +13,7 @@ import math
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -267,6 +267,9 @@ class ReadersBusy(Exception):
     """More reads wait than the queue takes (a reader stuck or far too slow): the photo is kept, not read."""
 
 
+SHUTDOWN_WAIT_S = 10.0  # how long a closing server waits for the reads running on its workers
+
+
 class Readers:
     """The worker pool that runs reads, so they never occupy more than ``workers`` threads or any request thread.
 
@@ -279,6 +282,7 @@ class Readers:
         self._limit = max(1, queue)
         self._pending = 0
         self._lock = threading.Lock()
+        self._futures: set[Future[Any]] = set()
 
     def run(self, job: Callable[[], T]) -> Future[T]:
         with self._lock:
@@ -290,17 +294,26 @@ class Readers:
         except RuntimeError:  # shut down
             self._done()
             raise
-        future.add_done_callback(lambda _: self._done())
+        with self._lock:
+            self._futures.add(future)
+        future.add_done_callback(self._done)
         return future
 
-    def _done(self) -> None:
+    def _done(self, future: Future[Any] | None = None) -> None:
         with self._lock:
             self._pending -= 1
+            if future is not None:
+                self._futures.discard(future)
 
     @property
     def pending(self) -> int:
         with self._lock:
             return self._pending
 
-    def shutdown(self) -> None:
+    def shutdown(self, timeout: float = SHUTDOWN_WAIT_S) -> None:
+        """Drop the reads still waiting and let the running ones end (up to ``timeout``) before the store that
+        they read from is closed: a job still querying a connection closed under it crashes the process."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            running = list(self._futures)
+        wait(running, timeout=timeout)

@@ -542,6 +542,38 @@ def test_a_stuck_reader_never_holds_more_than_its_queue_and_uploads_still_answer
     assert readers.pending == 0
 
 
+def test_closing_waits_for_the_running_read_and_drops_the_waiting_ones() -> None:
+    """A memory still being built on a worker when the server closes its store read from a closed connection and
+    crashed the test run (a segfault): the store closes only after the running reads end."""
+    readers = photos.Readers(workers=1)
+    started, ended, ran = threading.Event(), threading.Event(), []
+
+    def running() -> None:
+        started.set()
+        time.sleep(0.3)
+        ended.set()
+
+    first = readers.run(running)
+    waiting = readers.run(lambda: ran.append("waited"))
+    assert started.wait(5)
+    readers.shutdown()
+    assert ended.is_set() and first.done()
+    assert waiting.cancelled() and ran == []
+    assert readers.pending == 0
+    with pytest.raises(RuntimeError):
+        readers.run(lambda: None)
+    assert readers.pending == 0
+
+
+def test_closing_gives_up_on_a_stuck_read_after_its_timeout() -> None:
+    readers, release = photos.Readers(workers=1), threading.Event()
+    readers.run(lambda: release.wait(30))
+    t0 = time.monotonic()
+    readers.shutdown(timeout=0.2)
+    assert 0.15 <= time.monotonic() - t0 < 5
+    release.set()
+
+
 def test_no_page_or_answer_may_be_framed_or_sniffed(client: Device) -> None:
     game = client.create()
     for url in (
