@@ -280,35 +280,26 @@ class Readers:
     def __init__(self, workers: int, queue: int = 8) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="becher-read")
         self._limit = max(1, queue)
-        self._pending = 0
         self._lock = threading.Lock()
-        self._futures: set[Future[Any]] = set()
+        self._futures: set[Future[Any]] = set()  # waiting or running: what the queue holds, and what a close awaits
 
     def run(self, job: Callable[[], T]) -> Future[T]:
         with self._lock:
-            if self._pending >= self._limit:
-                raise ReadersBusy(f"{self._pending} photos are waiting for the dice reader")
-            self._pending += 1
-        try:
-            future = self._pool.submit(job)
-        except RuntimeError:  # shut down
-            self._done()
-            raise
-        with self._lock:
+            if len(self._futures) >= self._limit:
+                raise ReadersBusy(f"{len(self._futures)} photos are waiting for the dice reader")
+            future = self._pool.submit(job)  # RuntimeError once shut down
             self._futures.add(future)
         future.add_done_callback(self._done)
         return future
 
-    def _done(self, future: Future[Any] | None = None) -> None:
+    def _done(self, future: Future[Any]) -> None:
         with self._lock:
-            self._pending -= 1
-            if future is not None:
-                self._futures.discard(future)
+            self._futures.discard(future)
 
     @property
     def pending(self) -> int:
         with self._lock:
-            return self._pending
+            return len(self._futures)
 
     def shutdown(self, timeout: float = SHUTDOWN_WAIT_S) -> None:
         """Drop the reads still waiting and let the running ones end (up to ``timeout``) before the store that

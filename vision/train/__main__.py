@@ -336,7 +336,7 @@ def main() -> None:
         default="rich",
         choices=("rich", "plain", "bold"),
         help="rendered die bodies: rich (marbled, glitter, translucent, pearl, metallic, carved), bold (rich with "
-        "three times the marbled, translucent and metallic sets a tray holds) or plain, as before",
+        "1.6, 1.7 and 3 times the marbled, translucent and metallic sets, for a detector) or plain, as before",
     )
     ap.add_argument(
         "--synth-seed",
