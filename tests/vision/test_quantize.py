@@ -1,4 +1,4 @@
-"""The int8 detector (vision/train/quantize.py, issue 59): same metadata, same maps within int8's error, smaller."""
+"""The int8 models (vision/train/quantize.py, issue 59): same metadata, read within int8's error, smaller."""
 
 from __future__ import annotations
 
@@ -62,3 +62,40 @@ def test_the_int8_detector_keeps_the_metadata_and_the_maps(tmp_path: Path) -> No
     a, b = fdet.infer(tensor), qdet.infer(tensor)
     assert a.shape == b.shape
     assert float(np.abs(a - b).mean()) < 0.05 * float(np.abs(a).mean())
+
+
+def test_the_int8_classifier_keeps_the_metadata_and_reads_the_crops_alike(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime.quantization")
+    import cv2
+
+    from vision.classify import Classifier, softmax
+    from vision.reader import CLASSIFIER_FILE, MODEL_DIR, DiceReader
+    from vision.train.data import load_photos, photo_root
+    from vision.train.quantize import quantise_classifier
+
+    try:
+        photo_root()
+    except FileNotFoundError:
+        pytest.skip("the shared photo sets are not beside the checkout")
+    dst = tmp_path / CLASSIFIER_FILE
+    quantise_classifier(MODEL_DIR, dst, images=4)
+    q = onnx.load(str(dst))
+    assert {n.op_type for n in q.graph.node} >= {"QuantizeLinear", "DequantizeLinear"}
+    meta = {p.key: p.value for p in q.metadata_props}
+    assert meta["quantised"] == "int8"
+    f, i8 = Classifier(MODEL_DIR / CLASSIFIER_FILE), Classifier(dst)
+    assert (i8.class_names, i8.threshold, i8.embedding_parts) == (f.class_names, f.threshold, f.embedding_parts)
+    assert dst.stat().st_size < 0.5 * (MODEL_DIR / CLASSIFIER_FILE).stat().st_size
+    # crops of test photos, which the calibration never saw: the same best class, nearly the same probabilities
+    reader = DiceReader(MODEL_DIR)
+    tests = [it for it in load_photos(("test",)) if it.image is not None][::7][:6]
+    a, b = [], []
+    for it in tests:
+        bgr = cv2.imread(str(it.image))
+        c = reader.candidates(bgr)
+        a.append(softmax(f.logits(bgr, c, turns=1)))
+        b.append(softmax(i8.logits(bgr, c, turns=1)))
+    pa, pb = np.concatenate(a), np.concatenate(b)
+    assert len(pa) >= 10
+    assert float((pa.argmax(1) == pb.argmax(1)).mean()) >= 0.95
+    assert float(np.abs(pa - pb).max(1).mean()) < 0.03
