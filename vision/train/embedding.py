@@ -36,10 +36,12 @@ def with_embedding(model: onnx.ModelProto) -> onnx.ModelProto:
     if any(o.name == OUTPUT for o in model.graph.output):
         return model
     weights = {i.name: i for i in model.graph.initializer}
+    # in an int8 file (vision/train/quantize.py) a layer's weight is the output of a DequantizeLinear of the initializer
+    dequantised = {n.output[0]: n.input[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
     parts: list[int] = []
     features: list[str] = []
     for node in _last_layers(model):
-        w = weights[node.input[1]]
+        w = weights[dequantised.get(node.input[1], node.input[1])]
         trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
         parts.append(int(w.dims[1] if trans_b else w.dims[0]))
         features.append(node.input[0])

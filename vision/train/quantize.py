@@ -22,7 +22,7 @@ import onnx
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
-from vision.classify import crop_dice, to_input, view
+from vision.classify import EMBEDDING, crop_dice, to_input, view
 from vision.detect import Detector
 from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, DiceReader
 from vision.train.data import load_photos
@@ -81,10 +81,11 @@ def quantise(src: Path, dst: Path, images: int = 48) -> None:
 
 def quantise_classifier(models: Path, dst: Path, images: int = 48) -> None:
     """``models``' classifier as int8 at ``dst``, calibrated on the crops ``models``' reader cuts."""
-    _quantise(models / CLASSIFIER_FILE, dst, Crops(DiceReader(models), images))
+    # the embedding stays as its members give it: the memory of a game measures fine distances in it
+    _quantise(models / CLASSIFIER_FILE, dst, Crops(DiceReader(models), images), keep_float=[EMBEDDING])
 
 
-def _quantise(src: Path, dst: Path, data: CalibrationDataReader) -> None:
+def _quantise(src: Path, dst: Path, data: CalibrationDataReader, keep_float: list[str] | None = None) -> None:
     """``src`` as int8 at ``dst``, activations calibrated on ``data``, with ``src``'s metadata."""
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
@@ -93,6 +94,7 @@ def _quantise(src: Path, dst: Path, data: CalibrationDataReader) -> None:
             str(pre),
             str(dst),
             data,
+            nodes_to_exclude=keep_float or [],
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             activation_type=QuantType.QUInt8,
