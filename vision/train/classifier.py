@@ -23,6 +23,7 @@ from vision.train import ensemble, lite0
 from vision.train.augment import colour, far_die, perspective_jitter, similarity, stretch_aspect
 from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, source_weight
 from vision.train.models import Classifier
+from vision.train.quantize import refuse_int8
 from vision.train.state import Phase, run_phase
 
 CROP = 64  # classifier input side: court letters on poker faces need more than 48 px
@@ -159,6 +160,7 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
     fine-tuning can learn what colour adds. From an ensemble (the bundled file since stop 36), its grey classifier;
     rebuild the ensemble after (``vision.train.ensemble``).
     """
+    refuse_int8(path, "fine-tune")
     proto = onnx.load(str(path))
     if ensemble.is_ensemble(proto):
         proto = ensemble.part(proto, "grey")

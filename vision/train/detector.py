@@ -19,6 +19,7 @@ from vision.train.augment import colour, perspective_jitter, similarity, stretch
 from vision.train.data import Sample, source_weight
 from vision.train.lite0 import LiteDetector, load_imagenet
 from vision.train.models import Detector
+from vision.train.quantize import refuse_int8
 from vision.train.state import Phase, run_phase
 
 STRIDE = 4
@@ -187,6 +188,7 @@ class ExampleSet(torch.utils.data.Dataset[tuple[np.ndarray, np.ndarray]]):
 
 def from_onnx(path: Path) -> Detector:
     """An exported detector back as a torch module (batch norms folded), reading exactly as the file does."""
+    refuse_int8(path, "fine-tune")
     proto = onnx.load(str(path))
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in proto.graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in proto.graph.node if n.op_type == "Conv"]

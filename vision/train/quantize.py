@@ -29,6 +29,7 @@ from vision.train.data import load_photos
 
 LOOKS = (1.0, 0.5, 1.5)  # times the detector's normal look: the normal look, a coarse and a fine one
 CROP_BATCH = 32  # crops a calibration batch of the classifier
+FLOAT_DIR = "models/float"  # the bundled int8 files' float sources
 
 
 class Looks(CalibrationDataReader):
@@ -76,13 +77,22 @@ class Crops(CalibrationDataReader):
 
 def quantise(src: Path, dst: Path, images: int = 48) -> None:
     """``src`` (a float detector) as int8 at ``dst``, with ``src``'s metadata."""
+    refuse_int8(src)
     _quantise(src, dst, Looks(Detector(src), images))
 
 
 def quantise_classifier(models: Path, dst: Path, images: int = 48) -> None:
     """``models``' classifier as int8 at ``dst``, calibrated on the crops ``models``' reader cuts."""
+    refuse_int8(models / CLASSIFIER_FILE)
     # the embedding stays as its members give it: the memory of a game measures fine distances in it
     _quantise(models / CLASSIFIER_FILE, dst, Crops(DiceReader(models), images), keep_float=[EMBEDDING])
+
+
+def refuse_int8(src: Path, to: str = "quantise") -> None:
+    """An int8 file is no start for a fine-tune nor for quantising again (it would be calibrated on its own
+    rounding): the float file it was made from is (the bundled ones: ``models/float/``)."""
+    if any(p.key == "quantised" for p in onnx.load(str(src), load_external_data=False).metadata_props):
+        raise ValueError(f"{src} is already int8; {to} the float file it was made from ({FLOAT_DIR}).")
 
 
 def _quantise(src: Path, dst: Path, data: CalibrationDataReader, keep_float: list[str] | None = None) -> None:
