@@ -15,6 +15,8 @@ from vision.reading import PRINTINGS
 from vision.train.data import BACKGROUND, CLASS_NAMES, rank_class, synth_samples
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
+FLOAT = MODELS / "float"  # the float sources of the bundled int8 files: what a fine-tune starts from
+TINY = Path(__file__).resolve().parent / "data" / "tiny-detector.onnx"  # the tiny net's file, bundled until issue 59
 
 
 def test_each_printing_counts_as_its_face() -> None:
@@ -45,8 +47,8 @@ def test_fine_tuning_starts_from_the_exported_model_unchanged(tmp_path: Path) ->
     from vision.train.classifier import from_onnx
     from vision.train.ensemble import part
 
-    onnx.save(part(onnx.load(str(MODELS / "dice-faces.onnx")), "grey"), str(tmp_path / "grey.onnx"))
-    net = from_onnx(MODELS / "dice-faces.onnx").eval()
+    onnx.save(part(onnx.load(str(FLOAT / "dice-faces.onnx")), "grey"), str(tmp_path / "grey.onnx"))
+    net = from_onnx(FLOAT / "dice-faces.onnx").eval()
     exported = Classifier(tmp_path / "grey.onnx")
     x = np.random.default_rng(0).normal(size=(6, 1, exported.size, exported.size)).astype(np.float32)
     want = exported.merge(np.asarray(exported.sess.run(None, {exported.input: x})[0]))
@@ -173,8 +175,8 @@ def test_detector_fine_tuning_starts_from_the_exported_model_unchanged() -> None
     from vision.detect import Detector
     from vision.train.detector import Exportable, from_onnx
 
-    net = Exportable(from_onnx(MODELS / "dice-detector.onnx")).eval()
-    exported = Detector(MODELS / "dice-detector.onnx")
+    net = Exportable(from_onnx(TINY)).eval()
+    exported = Detector(TINY)
     x = np.random.default_rng(0).uniform(0, 255, (1, 3, 96, 128)).astype(np.float32)
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
@@ -187,12 +189,12 @@ def test_a_grey_classifier_widened_to_colour_reads_as_it_did() -> None:
     from vision.detect import Candidates
     from vision.train.classifier import from_onnx, in_channels
 
-    grey = from_onnx(MODELS / "dice-faces.onnx").eval()
-    colour = from_onnx(MODELS / "dice-faces.onnx", channels=3).eval()
+    grey = from_onnx(FLOAT / "dice-faces.onnx").eval()
+    colour = from_onnx(FLOAT / "dice-faces.onnx", channels=3).eval()
     assert (in_channels(grey), in_channels(colour)) == (1, 3)
     img = np.random.default_rng(2).integers(0, 256, (90, 120, 3), dtype=np.uint8)
     c = Candidates(np.array([[40, 40], [80, 50]], np.float32), np.full(2, 50, np.float32), np.ones(2, np.float32))
-    crops = crop_dice(img, c, Classifier(MODELS / "dice-faces.onnx").size, 1.2)
+    crops = crop_dice(img, c, Classifier(FLOAT / "dice-faces.onnx").size, 1.2)
     with torch.no_grad():
         want = grey(torch.from_numpy(to_input(crops, 1))).numpy()
         got = colour(torch.from_numpy(to_input(crops, 3))).numpy()
@@ -497,3 +499,13 @@ def test_a_centre_guess_half_a_die_off_costs_more_where_asked(monkeypatch: pytes
     assert d.min() >= 0.25 and d.max() <= 0.85
     assert t[6, cy, cx] == 1.0 and not np.any(ring & (t[0] >= 0.1))
     assert t[6, 0, 0] == 1.0 and t[6, -1, -1] == 1.0
+
+
+def test_an_int8_file_is_no_start_for_a_fine_tune() -> None:
+    pytest.importorskip("torch")
+    from vision.train import classifier, detector
+
+    with pytest.raises(ValueError, match=r"already int8.*models/float"):
+        classifier.from_onnx(MODELS / "dice-faces.onnx")
+    with pytest.raises(ValueError, match="already int8"):
+        detector.from_onnx(MODELS / "dice-detector.onnx")

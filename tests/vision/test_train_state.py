@@ -293,7 +293,7 @@ def test_a_small_fine_tune_in_progress_can_be_peeked_at(tmp_path: Path) -> None:
     from vision.train.__main__ import peek
     from vision.train.state import Phase, Stopped
 
-    init = Path(__file__).resolve().parents[2] / "models" / "dice-faces.onnx"
+    init = Path(__file__).resolve().parents[2] / "models" / "float" / "dice-faces.onnx"
     phase = Phase(tmp_path / "state", "classifier", stop_after=2)
     with pytest.raises(Stopped):
         classifier.train(_patches(24), 2, 3, batch=8, log=False, init=init, phase=phase)
