@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import GraphProto, TensorProto, helper, numpy_helper  # noqa: E402
 
 from vision.detect import Detector  # noqa: E402
 
@@ -30,9 +30,12 @@ def _detector(path: Path) -> None:
         [helper.make_tensor_value_info("maps", TensorProto.FLOAT, [1, 4, "gh", "gw"])],
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")],
     )
+    _save(graph, {"model": "dice-detector", "arch": "lite0", "stride": "4", "long_side": "416", "sweet": "62"}, path)
+
+
+def _save(graph: GraphProto, meta: dict[str, str], path: Path) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    meta = {"model": "dice-detector", "arch": "lite0", "stride": "4", "long_side": "416", "sweet": "62"}
     for k, v in meta.items():
         model.metadata_props.add(key=k, value=v)
     onnx.save(model, str(path))
@@ -90,14 +93,10 @@ def _classifier(path: Path) -> None:
         ],
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
     names = [*FACES, "background", *sorted(PRINTINGS)]
     meta = {"class_names": json.dumps(names), "input_size": "64", "channels": "3", "context": "1.2",
             "context_px": "8.0", "temperature": "0.8", "embedding_parts": "[8]"}
-    for k, v in meta.items():
-        model.metadata_props.add(key=k, value=v)
-    onnx.save(model, str(path))
+    _save(graph, meta, path)
 
 
 def test_the_int8_classifier_keeps_the_metadata_its_embedding_float_and_reads_the_crops_alike(tmp_path: Path) -> None:
