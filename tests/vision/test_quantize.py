@@ -41,17 +41,25 @@ def _save(graph: GraphProto, meta: dict[str, str], path: Path) -> None:
     onnx.save(model, str(path))
 
 
-def test_the_int8_detector_keeps_the_metadata_and_the_maps(tmp_path: Path) -> None:
+@pytest.fixture
+def photos() -> None:
+    """The quantiser and the shared photo sets it calibrates on, or a skip."""
     pytest.importorskip("onnxruntime.quantization")
-    import cv2
-
-    from vision.train.data import load_photos, photo_root
-    from vision.train.quantize import quantise
+    from vision.train.data import photo_root
 
     try:
         photo_root()
     except FileNotFoundError:
         pytest.skip("the shared photo sets are not beside the checkout")
+
+
+@pytest.mark.usefixtures("photos")
+def test_the_int8_detector_keeps_the_metadata_and_the_maps(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.train.data import load_photos
+    from vision.train.quantize import quantise
+
     src, dst = tmp_path / "f.onnx", tmp_path / "q.onnx"
     _detector(src)
     quantise(src, dst, images=3)
@@ -99,21 +107,17 @@ def _classifier(path: Path) -> None:
     _save(graph, meta, path)
 
 
+@pytest.mark.usefixtures("photos")
 def test_the_int8_classifier_keeps_the_metadata_its_embedding_float_and_reads_the_crops_alike(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime.quantization")
     import shutil
 
     import cv2
 
     from vision.classify import Classifier
     from vision.reader import CLASSIFIER_FILE, DETECTOR_FILE, MODEL_DIR, DiceReader
-    from vision.train.data import load_photos, photo_root
+    from vision.train.data import load_photos
     from vision.train.quantize import quantise_classifier
 
-    try:
-        photo_root()
-    except FileNotFoundError:
-        pytest.skip("the shared photo sets are not beside the checkout")
     models = tmp_path / "float"
     models.mkdir()
     shutil.copy(MODEL_DIR / DETECTOR_FILE, models / DETECTOR_FILE)
