@@ -160,8 +160,8 @@ def from_onnx(path: Path, channels: int | None = None) -> Classifier:
     fine-tuning can learn what colour adds. From an ensemble (the bundled file since stop 36), its grey classifier;
     rebuild the ensemble after (``vision.train.ensemble``).
     """
-    refuse_int8(path, "fine-tune")
     proto = onnx.load(str(path))
+    refuse_int8(proto, path, "fine-tune")
     if ensemble.is_ensemble(proto):
         proto = ensemble.part(proto, "grey")
     names = json.loads({p.key: p.value for p in proto.metadata_props}["class_names"])

@@ -188,8 +188,8 @@ class ExampleSet(torch.utils.data.Dataset[tuple[np.ndarray, np.ndarray]]):
 
 def from_onnx(path: Path) -> Detector:
     """An exported detector back as a torch module (batch norms folded), reading exactly as the file does."""
-    refuse_int8(path, "fine-tune")
     proto = onnx.load(str(path))
+    refuse_int8(proto, path, "fine-tune")
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in proto.graph.initializer}
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in proto.graph.node if n.op_type == "Conv"]
     width = tuple(int(convs[k][0].shape[0]) for k in (0, 1, 3, 5, 7))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -32,66 +33,67 @@ CROP_BATCH = 32  # crops a calibration batch of the classifier
 FLOAT_DIR = "models/float"  # the bundled int8 files' float sources
 
 
-class Looks(CalibrationDataReader):
-    """The detector's input tensors of ``count`` train photos, each at one of ``LOOKS`` in turn."""
+def train_photos(count: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``count`` train photos spread over the photo sets' train rows, with their place in that draw."""
+    items = [it for it in load_photos(("train",)) if it.image is not None]
+    step = max(1, len(items) // count)
+    for k, it in enumerate(items[::step][:count]):
+        bgr = cv2.imread(str(it.image), cv2.IMREAD_COLOR)
+        if bgr is not None:
+            yield k, bgr
 
-    def __init__(self, det: Detector, count: int) -> None:
-        items = [it for it in load_photos(("train",)) if it.image is not None]
-        step = max(1, len(items) // count)
-        self.tensors: list[dict[str, np.ndarray]] = []
-        for k, it in enumerate(items[::step][:count]):
-            bgr = cv2.imread(str(it.image), cv2.IMREAD_COLOR)
-            if bgr is None:
-                continue
-            t, _ = det.preprocess(bgr, round(det.long_side * LOOKS[k % len(LOOKS)]))
-            self.tensors.append({det.input: t})
-        self.it = iter(self.tensors)
+
+class Feeds(CalibrationDataReader):
+    """Calibration inputs given once each, in order."""
+
+    def __init__(self, feeds: list[dict[str, np.ndarray]]) -> None:
+        self.feeds = feeds
+        self.it = iter(feeds)
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.it, None)
 
 
-class Crops(CalibrationDataReader):
+def looks(det: Detector, count: int) -> Feeds:
+    """The detector's input tensors of ``count`` train photos, each at one of ``LOOKS`` in turn."""
+    return Feeds(
+        [
+            {det.input: det.preprocess(bgr, round(det.long_side * LOOKS[k % len(LOOKS)]))[0]}
+            for k, bgr in train_photos(count)
+        ]
+    )
+
+
+def crops(reader: DiceReader, count: int) -> Feeds:
     """The classifier's input batches: the crops ``reader`` cuts around its own candidates on ``count`` train photos
     (the dice and what it takes for dice), each photo's in one of the four quarter turns the reader reads."""
-
-    def __init__(self, reader: DiceReader, count: int) -> None:
-        items = [it for it in load_photos(("train",)) if it.image is not None]
-        step = max(1, len(items) // count)
-        cls = reader.classifier
-        crops = []
-        for k, it in enumerate(items[::step][:count]):
-            bgr = cv2.imread(str(it.image), cv2.IMREAD_COLOR)
-            if bgr is None:
-                continue
-            c = reader.candidates(bgr)
-            if len(c):
-                crops.append(view(to_input(crop_dice(bgr, c, cls.size, cls.context, cls.margin), cls.channels), k % 4))
-        x = np.concatenate(crops) if crops else np.zeros((0, cls.channels, cls.size, cls.size), np.float32)
-        self.batches = [{cls.input: np.ascontiguousarray(x[i : i + CROP_BATCH])} for i in range(0, len(x), CROP_BATCH)]
-        self.it = iter(self.batches)
-
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        return next(self.it, None)
+    cls = reader.classifier
+    parts = []
+    for k, bgr in train_photos(count):
+        c = reader.candidates(bgr)
+        if len(c):
+            parts.append(view(to_input(crop_dice(bgr, c, cls.size, cls.context, cls.margin), cls.channels), k % 4))
+    x = np.concatenate(parts) if parts else np.zeros((0, cls.channels, cls.size, cls.size), np.float32)
+    return Feeds([{cls.input: np.ascontiguousarray(x[i : i + CROP_BATCH])} for i in range(0, len(x), CROP_BATCH)])
 
 
 def quantise(src: Path, dst: Path, images: int = 48) -> None:
     """``src`` (a float detector) as int8 at ``dst``, with ``src``'s metadata."""
-    refuse_int8(src)
-    _quantise(src, dst, Looks(Detector(src), images))
+    refuse_int8(onnx.load(str(src)), src)
+    _quantise(src, dst, looks(Detector(src), images))
 
 
 def quantise_classifier(models: Path, dst: Path, images: int = 48) -> None:
     """``models``' classifier as int8 at ``dst``, calibrated on the crops ``models``' reader cuts."""
-    refuse_int8(models / CLASSIFIER_FILE)
+    refuse_int8(onnx.load(str(models / CLASSIFIER_FILE)), models / CLASSIFIER_FILE)
     # the embedding stays as its members give it: the memory of a game measures fine distances in it
-    _quantise(models / CLASSIFIER_FILE, dst, Crops(DiceReader(models), images), keep_float=[EMBEDDING])
+    _quantise(models / CLASSIFIER_FILE, dst, crops(DiceReader(models), images), keep_float=[EMBEDDING])
 
 
-def refuse_int8(src: Path, to: str = "quantise") -> None:
-    """An int8 file is no start for a fine-tune nor for quantising again (it would be calibrated on its own
-    rounding): the float file it was made from is (the bundled ones: ``models/float/``)."""
-    if any(p.key == "quantised" for p in onnx.load(str(src), load_external_data=False).metadata_props):
+def refuse_int8(model: onnx.ModelProto, src: Path, to: str = "quantise") -> None:
+    """An int8 file (``model``, loaded from ``src``) is no start for a fine-tune nor for quantising again (it would be
+    calibrated on its own rounding): the float file it was made from is (the bundled ones: ``models/float/``)."""
+    if any(p.key == "quantised" for p in model.metadata_props):
         raise ValueError(f"{src} is already int8; {to} the float file it was made from ({FLOAT_DIR}).")
 
 
