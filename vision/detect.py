@@ -1,4 +1,5 @@
-"""Stage 1: where the dice are. A small ONNX heatmap net predicts each die's centre and side at low resolution."""
+"""Stage 1: where the dice are. An ONNX heatmap net on pretrained features predicts each die's centre and side at
+stride 4, at the levels of a pyramid of looks."""
 
 from __future__ import annotations
 
@@ -48,10 +49,6 @@ def session(path: Path) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
-# Every look is fused with one at 2/3 of its scale: the two centre maps averaged (``Detector.detect``). Partners of 0.6,
-# 2/3, 0.75, 0.85 and 1.25 all read better than one look on the validation and the train rows; 2/3 costs least, since
-# the second look at 1.5 x the scale is fused with the first look itself (model card, "Two scales")
-FUSE_SCALE = 2 / 3
 SMALL_DICE = 30.0  # median side at the net's scale, input px, under which a second look at 1.5 x is taken
 CANVAS = 160  # input px: a look smaller than this is laid on a canvas this big (Detector.preprocess)
 # The pyramid (Detector.pyramid). The net finds dice well from about 18 to 110 px at its input (recall 0.8 or more on
@@ -68,8 +65,6 @@ CLOSE_UP_PIPS = 10  # candidates at the normal level at most, all smaller, for c
 MAX_COARSE = 4  # coarse levels at most (a 100 px crop of one die needs three)
 MAX_FINE = 2  # finer levels at most, in a large frame (one in a smaller picture)
 SECOND_FINE = 24.0  # median side, input px, under which a large frame's first finer level is followed by one at 1.5 x
-FEW = 5  # candidates at the normal level of a large frame at most, for a finer level whatever their size (at the
-# first finer level: one, a block of tiny dice that still passes for one die there)
 
 
 class Looks(dict[int, tuple[np.ndarray, float]]):
@@ -82,15 +77,12 @@ class Looks(dict[int, tuple[np.ndarray, float]]):
         self.canvas = False  # looks smaller than CANVAS are laid on a canvas (a crop around one die)
 
 
-def fuse_side(long_side: int) -> int:
-    """The long side of the look fused with one of ``long_side``: 416 -> 277, 624 -> 416, 1248 -> 832."""
-    return max(32, round(long_side * FUSE_SCALE))
-
-
 class Detector:
-    arch = "tiny"  # class defaults: a detector made without its file (the stage tests') reads as the tiny one
-    fuse = True
-    band_hi = BAND_HI
+    """The detector's file and the pyramid policy around it. Since issue 59 the net starts from pretrained features
+    and tells a die's body from a speck or its own pips at one scale: one look a level, each die boxed whole (the tiny
+    net of before fused two looks a level and saw a close-up's pips as dice; its rules went with it)."""
+
+    band_hi = BAND_HI  # class defaults: a detector made without its file (the stage tests')
     sweet = SWEET
 
     def __init__(self, path: Path) -> None:
@@ -99,20 +91,10 @@ class Detector:
         self.stride = int(meta.get("stride", "4"))
         self.long_side = int(meta.get("long_side", "320"))
         self.input = self.sess.get_inputs()[0].name
-        # a detector on pretrained features (issue 59, ``arch`` lite0) is taught dice from about 10 px to a die
-        # filling its look, and tells a die from a speck at one scale: one look a level, no partner look fused, and a
-        # band up to ``band_hi`` input px before a coarser level is needed
-        self.arch = meta.get("arch", "tiny")
-        self.fuse = self.arch == "tiny"
+        # the net is taught dice from about 10 px to a die filling its look: a band up to ``band_hi`` input px before
+        # a coarser level is needed, and the die size it sees best (of two looks at one die, the one nearer is kept)
         self.band_hi = float(meta.get("band_hi", BAND_HI))
-        # the die size the net sees best, input px (of two looks at one die, the one nearer this is kept)
         self.sweet = float(meta.get("sweet", SWEET))
-
-    @property
-    def whole(self) -> bool:
-        """A pretrained net sees a die whole where the tiny net sees its pips as dice: a part of a bigger candidate
-        goes at once (``keep_bands``), and the reader's nested rule is left to the tiny net's files."""
-        return self.arch != "tiny"
 
     def preprocess(
         self,
@@ -186,29 +168,11 @@ class Detector:
         return taken
 
     def detect(
-        self,
-        bgr: np.ndarray,
-        threshold: float = 0.25,
-        long_side: int | None = None,
-        looks: Looks | None = None,
-        fuse: bool | None = None,
-        partner: int | None = None,
+        self, bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None, looks: Looks | None = None
     ) -> Candidates:
-        """Candidates of one look, its centre logits averaged with a look's at ``FUSE_SCALE`` of its scale.
-
-        One scale alone misses a clear die now and then (a centre at 0.38 where the threshold is 0.40, and 0.5-0.7 at
-        other scales), and takes the odd spot of the table for a die where the other scale does not: two scales agree
-        on dice more than on mistakes. Sides and offsets stay this look's. ``looks``: the maps already taken of this
-        image, shared between calls; ``fuse``: False for one look alone; ``partner``: the long side of the look to
-        fuse with, where not the one at ``FUSE_SCALE`` (the pyramid's twice-finer level takes the normal one, already
-        taken, instead of a look of its own). ``fuse`` None: as the detector's file says (``Detector.fuse``).
-        """
-        side = long_side or self.long_side
-        maps, f = self.look(bgr, side, looks)
-        if self.fuse if fuse is None else fuse:
-            other, f2 = self.look(bgr, partner or fuse_side(side), looks)
-            maps = maps.copy()
-            maps[0] = fused_centres(maps, other, f2 / f)
+        """Candidates of one look at ``long_side``; ``looks``: the maps already taken of this image, shared between
+        calls."""
+        maps, f = self.look(bgr, long_side or self.long_side, looks)
         return self.postprocess(maps, f, bgr.shape[:2], threshold)
 
     def pyramid(self, bgr: np.ndarray, threshold: float, looks: Looks | None = None) -> Candidates:
@@ -220,10 +184,10 @@ class Detector:
         net's input is a crop around one die (``CROP`` of its short side): its coarse levels go on while that is over
         ``BAND_HI_COARSE``, each look on a canvas of its border. A finer level (1.5 x the normal scale, 2 x for a
         large frame) is looked at where the dice found at the normal scale are small there (median under
-        ``SMALL_DICE``) or, in a large frame, few or none were found; in a large frame one more (3 x) where those are
+        ``SMALL_DICE``) or, in a large frame, none were found; in a large frame one more (3 x) where those are
         still small (under ``SECOND_FINE``), one or none; never finer than the picture itself. Each level keeps the
-        candidates of the sizes it sees best (``keep_bands``). A die and its pips, or a block of dice and the one die
-        it passes for, can both be kept: the decide step tells them apart by reading them.
+        candidates of the sizes it sees best (``keep_bands``). A block of small dice and the one die it passes for can
+        both be kept: the size rule and the count tell them apart, by the dice around them and the dice thrown.
         """
         looks = Looks() if looks is None else looks
         long_side, short_side = max(bgr.shape[:2]), min(bgr.shape[:2])
@@ -250,30 +214,11 @@ class Detector:
                 break  # no finer than the picture itself, but for a small one
             if len(finest) == 0 and not large:
                 break
-            # a large frame with few candidates is looked at finer whatever their size: one big candidate can be a
-            # patch of a mottled cloth with tiny dice beside it, or a block of tiny dice passing for one die
-            few = large and self.fuse and len(finest) <= (FEW if step == 0 else 1)
-            if len(finest) and float(np.median(finest.sides)) * f >= small and not few:
+            if len(finest) and float(np.median(finest.sides)) * f >= small:
                 break
-            # fused with the level it refines where that is half its scale (no look of its own at 2/3)
-            partner = round(f * long_side) if fine >= 2 * f * long_side - 1 else None
-            levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks, partner=partner)))
+            levels.insert(0, (fine / long_side, self.detect(bgr, threshold, fine, looks)))
             small = SECOND_FINE  # a second finer level only for dice still small at the first
-        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet, whole=self.whole)
-
-
-def fused_centres(maps: np.ndarray, other: np.ndarray, k: float) -> np.ndarray:
-    """The centre logits of ``maps`` averaged with ``other``'s, a look at ``k`` times its scale, on its own grid.
-
-    Cell i covers input px [s i, s (i + 1)) of its look, so cell centres line up where j + 1/2 = k (i + 1/2).
-    """
-    h, w = maps.shape[1:]
-    to_other = np.array([[k, 0.0, (k - 1) / 2], [0.0, k, (k - 1) / 2]], np.float32)
-    resampled = cv2.warpAffine(
-        other[0], to_other, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
-    )
-    fused: np.ndarray = (maps[0] + resampled) / 2
-    return fused
+        return keep_bands(levels, self.long_side / long_side, self.band_hi, self.sweet)
 
 
 def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
@@ -295,8 +240,8 @@ def part_of_bigger(c: Candidates, over: np.ndarray, coarser: list[Candidates]) -
     """Which of ``c`` (those ``over`` their level's band) lie inside a candidate of a coarser level ``SAME_SIZE`` x
     their side or more: a part of what that level saw whole. A crop of one die looked at six times its size shows its
     pips as dice, over the band, where the coarser levels see the die; a pretrained net boxes a pip with its
-    neighbours, which then read as a face, and the nested rule took the die for a block of dice (chase-casino-crops:
-    the die dropped, its pips kept, one photo in four; issue 59)."""
+    neighbours, which then read as a face (chase-casino-crops: the die taken for a block of dice, its pips kept, one
+    photo in four; issue 59)."""
     part = np.zeros(len(c), bool)
     for b in coarser:
         for centre, side in zip(b.centres, b.sides, strict=True):
@@ -310,7 +255,6 @@ def keep_bands(
     base: float | None = None,
     band_hi: float = BAND_HI,
     sweet: float = SWEET,
-    whole: bool = False,
 ) -> Candidates:
     """The candidates of a pyramid's levels ((scale, candidates), finest first). Each level sees some sizes best: up
     to ``BAND_HI`` input px (the coarsest level: any bigger size too), and from the size at which the next finer level
@@ -319,10 +263,8 @@ def keep_bands(
     candidate over its level's band stays where no other level saw that die (a die of half the photo, found at the
     normal scale only); one under it goes, the finer level looked for it, but for the coarse levels of a picture
     smaller than the net's input (``base``, the normal level's scale, at least 1: a crop around a translucent die whose
-    pips the finer level took for dice). A die and the smaller candidates inside it are both kept; with ``whole`` (a
-    pretrained detector), not one over its level's band inside a bigger candidate of a coarser level
-    (``part_of_bigger``: the tiny net's pips are boxed tight and its reader left as measured, chase-casino-crops one
-    throw worse with the rule)."""
+    pips the finer level took for dice). A die and the smaller candidates inside it are both kept, but for one over
+    its level's band inside a bigger candidate of a coarser level (``part_of_bigger``: a close-up's pips)."""
     parts, fit = [], []
     for i, (f, c) in enumerate(levels):
         s = c.sides * f
@@ -332,7 +274,7 @@ def keep_bands(
         # they see under their band stays there, where the finer level may have seen the die's pips
         coarse = i > 0 and base is not None and base >= 1 and levels[i - 1][0] <= base
         seen = (s >= lo) | coarse
-        if whole and hi < np.inf:
+        if hi < np.inf:
             seen &= ~part_of_bigger(c, s > hi, [b for _, b in levels[i + 1 :]])
         parts.append(c.select(seen))
         fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / sweet)) + OUT_OF_BAND * (s[seen] > hi))

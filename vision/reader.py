@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
 from vision.count import SIZE_TOLERANCE
-from vision.decide import DOUBT, SIZE_FACTOR, nested, off_size
+from vision.decide import DOUBT, SIZE_FACTOR, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector, Looks
 from vision.exemplars import of_throw, patches, search
@@ -43,8 +43,6 @@ class Rules:
     """The decide step's rules and the reread, each switchable so that `benchmarks/compare.py` can weigh what it pays
     on the unseen sets (``--cand-without``): a rule stays only where they show it does (issue 51)."""
 
-    nested: bool = True  # a die read whole stands for the pips inside it; a block of dice for the die it passes for
-    # (with the tiny detector's files: a pretrained one sees dice whole, ``Detector.whole``)
     size_rule: bool = True  # unsure candidates far off the size of the sure dice near them are not reported
     doubt: bool = True  # dice under DOUBT flagged (else under the model's calibrated threshold)
     reread: bool = True  # crops in doubt read again at all eight views
@@ -65,8 +63,7 @@ class DiceReader:
     """Loads both models once; reading is thread-compatible but not meant to be shared by many threads at once.
 
     A reading is four steps: decode (``vision.decode``), detect (the detector's pyramid: every die size in one pass),
-    classify (each candidate's crop), decide (``vision.decide``: nested candidates, the size of the throw, the
-    calibrated doubt)."""
+    classify (each candidate's crop), decide (``vision.decide``: the size of the throw, the calibrated doubt)."""
 
     def __init__(self, model_dir: Path | str | None = None, rules: Rules | None = None) -> None:
         folder = Path(model_dir) if model_dir else MODEL_DIR
@@ -146,13 +143,6 @@ class DiceReader:
         logits = self.classifier.merge(full)
         if memory is not None and (not len(memory) or kind not in ("auto", memory.kind) or emb is None):
             memory = None  # nothing learned yet, or dice of another kind than asked for: read as the bundled reader
-        if self.rules.nested and not self.detector.whole:
-            # by the classifier alone: a pip that players once confirmed as its die must not make a die a block. Not
-            # with a pretrained detector's file (vision-log, "third session": without the rule run 6 read chase 89.7
-            # -> 93.0 F1, fisheye 96.5 -> 96.2, every other set and the phantoms the same, drawn close-ups right)
-            keep = nested(c, logits)
-            c, full, logits = c.select(keep), full[keep], logits[keep]
-            emb = None if emb is None else emb[keep]
         if memory is not None and emb is not None:
             logits = _with_memory(logits, memory, emb, self.classifier.temperature)
             kind = memory.kind

@@ -52,40 +52,12 @@ def test_a_close_up_die_is_one_die_not_its_pips(reader: DiceReader, value: int) 
     assert [d.face for d in reader.read_array(img, kind="pip").dice] == [str(value)]
 
 
-def test_a_very_close_die_is_read_whole_without_the_nested_rule() -> None:
-    # a die of 440 px, most of a 640x480 frame: the tiny net saw its pips as dice at the normal level and needed the
-    # nested rule; the bundled detector (pretrained features, issue 59) sees the die whole, the rule off for it
+def test_a_very_close_die_is_read_whole() -> None:
+    # a die of 440 px, most of a 640x480 frame: the tiny net of before issue 59 saw its pips as dice at the normal
+    # level and needed a rule for dice nested in dice; the pretrained detector sees the die whole
     img = table(640, 480, seed=444)
     draw_die(img, 320, 240, 440, 4, angle=52.0)
-    plain = DiceReader(rules=Rules.without("nested"))
-    assert plain.detector.whole
-    assert [d.face for d in plain.read_array(img, kind="pip").dice] == ["4"]
-
-
-def test_with_a_pretrained_detectors_file_the_nested_rule_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    # that net sees a die whole, and its boxes round a pip hold the neighbours, which read as a face: the rule took
-    # casino dice for blocks of dice (issue 59); the tiny net's files keep it
-    import vision.reader
-
-    calls: list[int] = []
-    real = vision.reader.nested
-
-    def counted(c: object, logits: np.ndarray) -> np.ndarray:
-        calls.append(len(logits))
-        return real(c, logits)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(vision.reader, "nested", counted)
-    img = table(640, 480, seed=5)
-    draw_die(img, 320, 240, 300, 5, angle=20.0)
-    pretrained = DiceReader()
-    assert pretrained.detector.whole  # the bundled file's arch: lite0
-    pretrained.read_array(img, kind="pip")
-    assert not calls
-    tiny = DiceReader()
-    tiny.detector.arch = "tiny"  # as the tiny net's files say (vision.detect.Detector)
-    assert not tiny.detector.whole
-    tiny.read_array(img, kind="pip")
-    assert len(calls) == 1
+    assert [d.face for d in DiceReader().read_array(img, kind="pip").dice] == ["4"]
 
 
 def test_a_crop_filled_by_one_die_is_read_as_that_die(reader: DiceReader) -> None:

@@ -22,7 +22,7 @@ from vision.classify import (
     softmax,
     to_input,
 )
-from vision.detect import Candidates, Detector, Looks, fuse_side, fused_centres, suppress
+from vision.detect import Candidates, Detector, Looks, suppress
 from vision.reading import PIP_FACES, POKER_FACES
 
 FACES = [*PIP_FACES, *POKER_FACES]
@@ -60,19 +60,6 @@ def test_postprocess_ignores_weak_peaks() -> None:
     assert len(_bare_detector().postprocess(maps, 1.0, (40, 40), threshold=0.3)) == 0
 
 
-def test_fused_centres_line_up_a_die_seen_at_two_scales() -> None:
-    maps = np.full((4, 60, 80), -6.0, np.float32)  # this look sees nothing: where the peak lands is the other's
-    k = 2 / 3  # the other look's cells per cell of this one; the same die's centre sits at j + 1/2 = k (i + 1/2)
-    yy, xx = np.mgrid[0:40, 0:54].astype(np.float32)
-    other = np.zeros((4, 40, 54), np.float32)
-    other[0] = 2.0 - ((xx - (k * 30.5 - 0.5)) ** 2 + (yy - (k * 20.5 - 0.5)) ** 2)
-    fused = fused_centres(maps, other, k)
-    assert fused.shape == (60, 80)
-    assert np.unravel_index(int(np.argmax(fused)), fused.shape) == (20, 30)
-    assert fused[20, 30] == pytest.approx((-6.0 + 2.0) / 2, abs=0.3)
-    assert fused[0, 0] < maps[0, 0, 0]  # far from the die both looks say no die
-
-
 def test_each_scale_is_looked_at_once_per_image() -> None:
     det = _bare_detector(long_side=416)
     taken: list[tuple[int, ...]] = []
@@ -83,13 +70,13 @@ def test_each_scale_is_looked_at_once_per_image() -> None:
 
     det.infer = infer  # type: ignore[method-assign]
     img = np.zeros((480, 640, 3), np.uint8)
-    looks: Looks = {}
-    det.detect(img, 0.3, 624, looks)  # fused with the look at 416
-    det.detect(img, 0.3, 416, looks)  # fused with the look at 277
-    assert sorted(looks) == sorted({624, fuse_side(624), fuse_side(416)}) == [277, 416, 624]
-    assert len(taken) == 3
-    det.detect(img, 0.3, 416, looks, fuse=False)
-    assert len(taken) == 3
+    looks = Looks()
+    det.detect(img, 0.3, 624, looks)
+    det.detect(img, 0.3, 416, looks)
+    assert sorted(looks) == [416, 624] and len(taken) == 2  # one look a level, no partner look fused with it
+    det.detect(img, 0.3, 416, looks)
+    det.pyramid(img, 0.3, looks)  # nothing found: the normal look (416, taken) and the coarse one (208) of a close-up
+    assert sorted(looks) == [208, 416, 624] and len(taken) == 3
 
 
 def test_suppress_keeps_the_stronger_of_two_peaks_on_one_die() -> None:
@@ -238,14 +225,17 @@ def test_the_pyramid_looks_finer_only_when_the_dice_are_small() -> None:
     assert len(empty.pyramid(img, 0.3)) == 0 and empty.looks == [416, 208]
 
 
-def test_a_large_frame_with_few_candidates_is_looked_at_finer_and_once_more_for_one() -> None:
+def test_a_large_frame_is_looked_at_finer_where_its_dice_are_small_or_none_were_found() -> None:
     frame = np.zeros((1080, 1920, 3), np.uint8)
-    two = _ScriptedDetector({416: _dice(2, 300.0), 832: _dice(2, 70.0)})  # two dice of 70 px, 30 input px at 832
+    two = _ScriptedDetector({416: _dice(2, 300.0)})  # two dice of 65 input px at the normal level: big enough
     two.pyramid(frame, 0.3)
-    assert two.looks == [416, 208, 832]
-    one = _ScriptedDetector({416: _dice(1, 300.0), 832: _dice(1, 250.0)})  # a block of tiny dice passing for one
-    one.pyramid(frame, 0.3)
-    assert one.looks == [416, 208, 832, 1248]
+    assert two.looks == [416, 208]
+    none = _ScriptedDetector({})  # nothing at all: twice finer, and once more (3 x) for what that still misses
+    none.pyramid(frame, 0.3)
+    assert none.looks == [416, 208, 832, 1248]
+    small = _ScriptedDetector({416: _dice(6, 100.0), 832: _dice(6, 40.0)})  # 17 input px, then still 17 at 832
+    small.pyramid(frame, 0.3)
+    assert small.looks == [416, 208, 832, 1248]
     many = _ScriptedDetector({416: _dice(20, 200.0)})  # twenty dice big enough: the normal level reads them
     many.pyramid(frame, 0.3)
     assert many.looks == [416]  # and so many small candidates are no close-up's pips: no coarse level either
