@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vision.reading import PRINTINGS
-from vision.train.data import BACKGROUND, CLASS_NAMES, rank_class, synth_samples
+from vision.train.data import BACKGROUND, CLASS_NAMES, Sample, rank_class, synth_samples
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 FLOAT = MODELS / "float"  # the float sources of the bundled int8 files: what a fine-tune starts from
@@ -339,6 +339,28 @@ def test_a_share_of_training_scenes_is_seen_by_a_steep_camera_and_the_rest_as_be
         tilt = steep_tilt(seed, 0.3)
         want = render_scene(seed, kind="pip", style=None if tilt is None else SceneStyle(tilt_deg=tilt))
         assert np.array_equal(sample.img, want.image)
+
+
+def test_a_share_of_training_scenes_is_a_crowd_of_touching_dice_and_the_rest_as_before() -> None:
+    """Issue 59: the rendered games showed touching dice found as one box or in halves; ``--touching`` renders a share
+    of the training scenes with dice against each other as often as ``CROWDED``, the rest as before."""
+    pytest.importorskip("vision.synth")
+    from vision.synth import SceneStyle, render_scene
+    from vision.train.data import CROWDED
+
+    def touching(sample: Sample) -> float:
+        """The share of dice with a neighbour nearer than 1.2 sides (centres)."""
+        c, s = sample.centres, sample.sides
+        d = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1)) + np.eye(len(c)) * 1e9
+        return float(np.mean(d.min(axis=1) < 1.2 * np.maximum(s[:, None], s[None]).min(axis=1)))
+
+    seeds = range(40, 52)
+    plain = [synth_samples(1, "pip", seed0=seed, bodies="plain")[0] for seed in seeds]
+    crowd = [synth_samples(1, "pip", seed0=seed, bodies="plain", touching=1.0)[0] for seed in seeds]
+    assert np.mean([touching(x) for x in crowd]) > np.mean([touching(x) for x in plain]) + 0.15
+    want = render_scene(seeds[0], kind="pip", style=SceneStyle(bodies="plain", touching=CROWDED))
+    assert np.array_equal(crowd[0].img, want.image)
+    assert np.array_equal(plain[0].img, render_scene(seeds[0], kind="pip", style=SceneStyle(bodies="plain")).image)
 
 
 def test_training_scenes_take_the_bodies_asked_for() -> None:

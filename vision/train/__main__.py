@@ -325,6 +325,12 @@ def main() -> None:
         help="share of rendered training scenes on a table strewn with a board game's tokens and pieces (0: as before)",
     )
     ap.add_argument(
+        "--touching",
+        type=float,
+        default=0.0,
+        help="share of rendered training scenes whose dice lie against each other most of the time (0: as before)",
+    )
+    ap.add_argument(
         "--det-half-weight",
         type=float,
         default=1.0,
@@ -573,6 +579,7 @@ def run(args: argparse.Namespace) -> None:
                 steep=args.steep,
                 bodies=args.bodies,
                 board=args.board_games,
+                touching=args.touching,
             )
         val += synth_samples(
             max(n // 6, 2 if n else 0),

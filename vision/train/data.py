@@ -247,15 +247,24 @@ def steep_tilt(seed: int, share: float) -> float | None:
     return STEEP_TILT[0] + (STEEP_TILT[1] - STEEP_TILT[0]) * u / share
 
 
-def _synth_one(job: tuple[int, str, str, float, str, float]) -> Sample:
+# The chance that a die is placed against another, in a scene drawn as a crowd (``--touching``): scenes draw 0, 0.2 or
+# 0.5 themselves, and the rendered games showed touching dice (translucent, steel, poker faces side by side) found as
+# one box or in halves (issue 59)
+CROWDED = 0.8
+
+
+def _synth_one(job: tuple[int, str, str, float, str, float, float]) -> Sample:
     from vision.synth import SceneStyle, render_scene
 
-    seed, kind, split, steep, bodies, board = job
+    seed, kind, split, steep, bodies, board, touching = job
     tilt = steep_tilt(seed, steep)
-    # a scene among board-game pieces by its seed alone, drawn apart from the scene's own draws: at 0 every scene is
-    # the one rendered before
-    among = board > 0 and float(np.random.default_rng([seed, 59]).random()) < board
+    # a scene among board-game pieces, or a crowd, by its seed alone, drawn apart from the scene's own draws: at 0
+    # every scene is the one rendered before
+    draws = np.random.default_rng([seed, 59]).random(2)
+    among = board > 0 and float(draws[0]) < board
     style = SceneStyle(bodies=bodies, board_games=among)
+    if touching > 0 and float(draws[1]) < touching:
+        style = replace(style, touching=CROWDED)
     if tilt is not None:
         style = replace(style, tilt_deg=tilt)
     sc = render_scene(seed, kind=kind, split=split, style=style)
@@ -297,6 +306,7 @@ def synth_samples(
     steep: float = 0.0,
     bodies: str = "rich",
     board: float = 0.0,
+    touching: float = 0.0,
 ) -> list[Sample]:
     """Rendered scenes from vision.synth (poker dice exist only there); empty when it is not available.
 
@@ -304,12 +314,13 @@ def synth_samples(
     scenes seen by a steep camera (``STEEP_TILT``). ``bodies``: "rich" (marbled, glitter, translucent... sets, since
     stop 33) or "plain" (the flat bodies every earlier run trained on: docs/synth.md, "Die bodies"). ``board``: the
     share of scenes whose table is strewn with a board game's tokens and pieces (issue 59; 0: as before).
+    ``touching``: the share of scenes whose dice lie against each other as often as ``CROWDED`` (0: as before).
     """
     try:
         import vision.synth  # noqa: F401
     except ImportError:
         return []
-    todo = [(seed0 + i, kind, split, steep, bodies, board) for i in range(n)]
+    todo = [(seed0 + i, kind, split, steep, bodies, board, touching) for i in range(n)]
     if jobs > 1 and n > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             return pool.map(_synth_one, todo, chunksize=4)
