@@ -35,6 +35,7 @@ UNLIKE = 0.5
 # a place like the game's dice (``vision.exemplars.search``) is read as a candidate of this detector score times its
 # correlation: below every candidate the detector itself was unsure of, for the net did not see a die there
 EXEMPLAR_SCORE = WEAK
+FAINT_SURE = 2  # sure dice (DOUBT) a photo needs for its weak candidates of their size to be read (``_faint``)
 HERE = 4  # the sure dice of the photo itself taken as exemplars besides the game's, at most
 
 
@@ -48,6 +49,7 @@ class Rules:
     reread: bool = True  # crops in doubt read again at all eight views
     unlike: bool = True  # with a game's memory, candidates less like its dice than they are alike are asked about
     exemplars: bool = True  # with a game's memory, a throw short of dice is searched for places like its dice
+    faint: bool = True  # without a trusted memory, weak candidates of the sure dice' size are kept among the dropped
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -190,6 +192,8 @@ class DiceReader:
         if memory is not None and memory.trusted() and int(dice_mask.sum()) < memory.most():
             # fewer dice than a full throw of this game: look for the missing where the detector was unsure
             dropped = self._where_dice_are(img, c, looks, memory, kind, dropped, dice_mask, confs >= DOUBT)
+        elif self.rules.faint and (memory is None or not memory.trusted()):
+            dropped = self._faint(img, c, looks, kind, dropped, dice_mask & (confs >= DOUBT))
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         side = None
@@ -199,13 +203,12 @@ class DiceReader:
         played = None if side is None else side * max(img.width, img.height)
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
 
-    def _weak(self, img: Decoded, c: Candidates, looks: Looks, memory: DiceMemory) -> Candidates:
-        """Candidates the detector was unsure of (``WEAK``), of the size of the dice in play, not on a candidate
-        already found, from the look that sees that size best (one already taken: no more work for the net)."""
-        side = memory.side()
-        if side is None or not looks:
+    def _weak(self, img: Decoded, c: Candidates, looks: Looks, s: float | None) -> Candidates:
+        """Candidates the detector was unsure of (``WEAK``), of side ``s`` px (the dice in play's, or the sure dice's
+        of this photo), not on a candidate already found, from the look that sees that size best (one already taken:
+        no more work for the net)."""
+        if s is None or not looks:
             return Candidates.empty()
-        s = side * max(img.bgr.shape[:2])
         long_side = max(img.bgr.shape[:2])
         sweet = self.detector.sweet
         level = min(looks, key=lambda n: abs(np.log(s * n / long_side / sweet)))
@@ -218,6 +221,21 @@ class DiceReader:
             keep &= ~near
         weak = weak.select(keep)
         return weak.select(np.sort(np.argsort(-weak.scores)[:WEAK_MAX]))
+
+    def _faint(
+        self, img: Decoded, c: Candidates, looks: Looks, kind: str, dropped: tuple[Die, ...], sure: np.ndarray
+    ) -> tuple[Die, ...]:
+        """``dropped`` with the weak candidates of the size of this photo's sure dice (``_weak``), read once: without
+        a game's memory, the count's only way to a die the detector was unsure of (a steel die on a check cloth)."""
+        if int(sure.sum()) < FAINT_SURE:
+            return dropped
+        weak = self._weak(img, c, looks, float(np.median(c.sides[sure])))
+        if not len(weak):
+            return dropped
+        full, _ = self.classifier.model_outputs(img.bgr, weak, turns=1)
+        p = kind_probs(self.classifier.merge(full), kind, self.classifier.temperature)
+        more = _dropped(p, weak, img, kind, np.ones(len(weak), bool), self.classifier.conf_model)
+        return tuple(sorted(dropped + more, key=lambda d: -d.confidence))
 
     def _where_dice_are(
         self,
@@ -233,7 +251,8 @@ class DiceReader:
         """``dropped`` with the weak candidates of the dice' size (``_weak``) and the places most like the game's dice
         (``_alike``), read once and with the memory. ``dice``: the candidates reported, ``sure`` those of them
         surely read."""
-        weak = self._weak(img, c, looks, memory)
+        side = memory.side()
+        weak = self._weak(img, c, looks, None if side is None else side * max(img.bgr.shape[:2]))
         if self.rules.exemplars:
             weak = Candidates.joined(weak, self._alike(img, c, weak, looks, memory, dice, sure))
         if not len(weak):
