@@ -61,6 +61,7 @@ CLOSE_UP = 0.5  # the largest die a photo is read for, as a share of its short s
 CROP = 0.9  # ... of a picture smaller than the net's input: a crop around one die
 LARGE_FRAME = 1000  # long side, px: a photo or an HD frame, whose fine level is twice its base, not 1.5 x
 PIP_AS_DIE = 48.0  # input px at the normal level: a candidate this big may be a close-up's die or pip
+BIG_SURE = 0.4  # ... read at least this surely (a faint big one is a cluster of small dice passing for one die)
 CLOSE_UP_PIPS = 10  # candidates at the normal level at most, all smaller, for coarse levels to be looked at
 MAX_COARSE = 4  # coarse levels at most (a 100 px crop of one die needs three)
 MAX_FINE = 2  # finer levels at most, in a large frame (one in a smaller picture)
@@ -198,7 +199,8 @@ class Detector:
         sides = [self.long_side]
         # a photo of many candidates, all small at the normal level, is no close-up (one die shows ten pips at most):
         # it needs no coarse level
-        big = len(normal) and float(normal.sides.max()) * self.long_side / long_side >= PIP_AS_DIE
+        sure = normal.select(normal.scores >= BIG_SURE)
+        big = len(sure) and float(sure.sides.max()) * self.long_side / long_side >= PIP_AS_DIE
         if crop or big or len(normal) <= CLOSE_UP_PIPS:
             top = BAND_HI_COARSE if crop else self.band_hi
             while biggest * sides[-1] / long_side > top and len(sides) <= MAX_COARSE:

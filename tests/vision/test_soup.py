@@ -34,6 +34,16 @@ def test_the_soup_holds_the_weighted_mean_of_both_models_weights() -> None:
     np.testing.assert_array_equal(_weights(a)["w"], _weights(_model(1, 1))["w"])  # the inputs are left as they were
 
 
+def test_three_fine_tunes_are_a_soup_of_a_soup_with_equal_shares() -> None:
+    a, b, c = _model(1, 1), _model(1, 2), _model(1, 3)
+    soup = mix(mix(a, b, 0.5), c, 1 / 3)
+    wa, wb, wc, ws = _weights(a), _weights(b), _weights(c), _weights(soup)
+    for name in ("w", "b"):
+        np.testing.assert_allclose(ws[name], (wa[name] + wb[name] + wc[name]) / 3, rtol=1e-5, atol=1e-6)
+    soups = [p.value for p in soup.metadata_props if p.key == "soup"]
+    assert soups == ["0.666667 x (0.5 x A + 0.5 x B) + 0.333333 x B"]  # one key, saying what went in
+
+
 def test_a_soup_of_a_model_with_itself_is_that_model(tmp_path: Path) -> None:
     a = _model(3, 5)
     onnx.save(a, str(tmp_path / "a.onnx"))

@@ -256,6 +256,12 @@ def test_a_photo_of_many_small_dice_needs_no_coarse_level_but_a_few_small_candid
                                                                      np.array([0.9], np.float32)))
     big.pyramid(img, 0.3)  # one candidate of 52 input px among them: a close-up's die may be there
     assert big.looks == [416, 208]
+    faint = _ScriptedDetector({})
+    faint.answers[416] = Candidates.joined(_dice(11, 50.0), Candidates(np.array([[320.0, 240.0]], np.float32),
+                                                                       np.array([80.0], np.float32),
+                                                                       np.array([0.3], np.float32)))
+    faint.pyramid(img, 0.3)  # as big, but unsure: a cluster of the small dice passing for one die, no close-up
+    assert faint.looks == [416]
 
 
 def test_confidence_without_a_fit_is_the_face_probability() -> None:

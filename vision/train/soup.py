@@ -45,11 +45,13 @@ def mix(a: onnx.ModelProto, b: onnx.ModelProto, weight: float = 0.5) -> onnx.Mod
             init.CopyFrom(numpy_helper.from_array(mean.astype(mine.dtype), init.name))
         elif not np.array_equal(mine, other):
             raise ValueError(f"integer constant {init.name!r} differs between the two models.")
-    kept = [(p.key, p.value) for p in a.metadata_props if p.key not in CALIBRATION_META]
+    kept = [(p.key, p.value) for p in a.metadata_props if p.key not in (*CALIBRATION_META, "soup")]
+    # a soup of a soup says what A was made of: a metadata key may appear once only
+    was = next((f"({p.value})" for p in a.metadata_props if p.key == "soup"), "A")
     del out.metadata_props[:]
     for key, value in kept:
         out.metadata_props.add(key=key, value=value)
-    out.metadata_props.add(key="soup", value=f"{1 - weight:g} x A + {weight:g} x B")
+    out.metadata_props.add(key="soup", value=f"{1 - weight:g} x {was} + {weight:g} x B")
     onnx.checker.check_model(out)
     return out
 
