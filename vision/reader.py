@@ -230,12 +230,7 @@ class DiceReader:
         if int(sure.sum()) < FAINT_SURE:
             return dropped
         weak = self._weak(img, c, looks, float(np.median(c.sides[sure])))
-        if not len(weak):
-            return dropped
-        full, _ = self.classifier.model_outputs(img.bgr, weak, turns=1)
-        p = kind_probs(self.classifier.merge(full), kind, self.classifier.temperature)
-        more = _dropped(p, weak, img, kind, np.ones(len(weak), bool), self.classifier.conf_model)
-        return tuple(sorted(dropped + more, key=lambda d: -d.confidence))
+        return self._read_once(img, weak, kind, dropped)
 
     def _where_dice_are(
         self,
@@ -255,15 +250,22 @@ class DiceReader:
         weak = self._weak(img, c, looks, None if side is None else side * max(img.bgr.shape[:2]))
         if self.rules.exemplars:
             weak = Candidates.joined(weak, self._alike(img, c, weak, looks, memory, dice, sure))
-        if not len(weak):
+        return self._read_once(img, weak, kind, dropped, memory)
+
+    def _read_once(
+        self, img: Decoded, more: Candidates, kind: str, dropped: tuple[Die, ...], memory: DiceMemory | None = None
+    ) -> tuple[Die, ...]:
+        """``dropped`` with the candidates ``more``, each read in one view (with the game's ``memory`` where given),
+        surest first."""
+        if not len(more):
             return dropped
-        full, emb = self.classifier.model_outputs(img.bgr, weak, turns=1)
+        full, emb = self.classifier.model_outputs(img.bgr, more, turns=1)
         logits = self.classifier.merge(full)
-        if emb is not None:
+        if memory is not None and emb is not None:
             logits = _with_memory(logits, memory, emb, self.classifier.temperature)
         p = kind_probs(logits, kind, self.classifier.temperature)
-        more = _dropped(p, weak, img, kind, np.ones(len(weak), bool), self.classifier.conf_model)
-        return tuple(sorted(dropped + more, key=lambda d: -d.confidence))
+        read = _dropped(p, more, img, kind, np.ones(len(more), bool), self.classifier.conf_model)
+        return tuple(sorted(dropped + read, key=lambda d: -d.confidence))
 
     def _alike(
         self,
