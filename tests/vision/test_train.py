@@ -521,6 +521,42 @@ def test_a_centre_guess_half_a_die_off_costs_more_where_asked(monkeypatch: pytes
     assert t[6, 0, 0] == 1.0 and t[6, -1, -1] == 1.0
 
 
+def test_each_die_s_side_is_taught_with_one_weight_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 59: with a weight per cell a die of 80 px outweighed one of 8 px many times over, and the net sized small
+    dice 2-3 x too big. With ``SIZE_PER_DIE`` each die's size cells (its 3 x 3 centre cells at least) add up to one,
+    whatever its size; without it (the runs before) a cell weighs one and a small die has its centre cell only."""
+    pytest.importorskip("torch")
+    import torch
+
+    from vision.train import detector as det_train
+    from vision.train.data import Sample
+
+    img = np.full((400, 400, 3), 120, np.uint8)
+    centres = np.array([[150.0, 200.0], [260.0, 200.0]], np.float32)
+    s = Sample("photo", img, centres, np.array([80.0, 8.0], np.float32), np.array([1, 2]), "pip")
+    monkeypatch.setattr(det_train, "SCALES", (1.0, 1.0))
+    monkeypatch.setattr(det_train, "LONG_SIDE", 400)
+    both = [k for k in range(60) if (det_train.make_example(s, np.random.default_rng(k), 192)[1][5] > 0).sum() == 2]
+    seed = both[0]  # a draw whose patch holds both dice
+    monkeypatch.setattr(det_train, "SIZE_PER_DIE", False)
+    _x, plain = det_train.make_example(s, np.random.default_rng(seed), 192)
+    monkeypatch.setattr(det_train, "SIZE_PER_DIE", True)
+    _x, t = det_train.make_example(s, np.random.default_rng(seed), 192)
+    sides = np.exp(t[1])  # the side taught at each size cell, input px
+    small, big = (t[4] > 0) & (sides < 20), (t[4] > 0) & (sides > 40)
+    assert small.sum() == 9 and ((plain[4] > 0) & (np.exp(plain[1]) < 20)).sum() == 1
+    assert t[4][small].sum() == pytest.approx(1.0) and t[4][big].sum() == pytest.approx(1.0)
+    assert big.sum() > 20 and plain[4][(plain[4] > 0) & (np.exp(plain[1]) > 40)].sum() == big.sum()
+    # the loss then weighs the two dice's sides alike: a side guess twice too big costs as much on either
+    pred, tgt = torch.from_numpy(t[None, :4].copy()), torch.from_numpy(t[None])
+    cost = []
+    for die in (small, big):
+        wrong = pred.clone()
+        wrong[0, 1][torch.from_numpy(die)] += np.log(2.0)
+        cost.append(float(det_train.loss_fn(wrong, tgt)) - float(det_train.loss_fn(pred, tgt)))
+    assert cost[0] > 0.05 and cost[0] == pytest.approx(cost[1], rel=1e-3)
+
+
 def test_an_int8_file_is_no_start_for_a_fine_tune() -> None:
     pytest.importorskip("torch")
     from vision.train import classifier, detector

@@ -336,6 +336,11 @@ def main() -> None:
         default=1.0,
         help="how much more a detection half a die off its centre costs the detector (1: as before; one die, one box)",
     )
+    ap.add_argument(
+        "--det-size-per-die",
+        action="store_true",
+        help="teach each die's side with one weight, not one per cell (small dice sized as well as big ones)",
+    )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     ap.add_argument(
         "--bodies",
@@ -541,6 +546,7 @@ def run(args: argparse.Namespace) -> None:
     augment.STRETCH_P = args.stretch  # read by every item's augmentation, in the loader processes too (forked)
     det_train.SIDE_WEIGHT = args.det_side_weight  # likewise
     det_train.HALF_WEIGHT = args.det_half_weight  # likewise
+    det_train.SIZE_PER_DIE = args.det_size_per_die  # likewise
     augment.SMALL_P = args.small  # likewise
     lo, hi = (float(v) for v in args.det_scale.split(","))
     det_train.SCALES = (lo, hi)  # likewise
