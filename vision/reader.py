@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.classify import BACKGROUND, Classifier, choose_kind, confidence, is_die, kind_probs
 from vision.count import SIZE_TOLERANCE
-from vision.decide import DOUBT, SIZE_FACTOR, off_size
+from vision.decide import DOUBT, SIZE_FACTOR, echoes, off_size
 from vision.decode import Decoded, decode
 from vision.detect import Candidates, Detector, Looks
 from vision.exemplars import of_throw, patches, search
@@ -50,6 +50,7 @@ class Rules:
     unlike: bool = True  # with a game's memory, candidates less like its dice than they are alike are asked about
     exemplars: bool = True  # with a game's memory, a throw short of dice is searched for places like its dice
     faint: bool = True  # without a trusted memory, weak candidates of the sure dice' size are kept among the dropped
+    echoes: bool = True  # a die inside a die much bigger read as the same face is not reported
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -168,6 +169,8 @@ class DiceReader:
         dice_mask = is_die(p, self.classifier.max_background)
         if self.rules.size_rule:
             dice_mask &= ~off_size(c, confs, dice_mask)
+        if self.rules.echoes:
+            dice_mask &= ~echoes(c, best_of, dice_mask)
         if memory is not None and memory.trusted():
             # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
             # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.decide import SIZE_FACTOR, off_size
+from vision.decide import ECHO_RATIO, SIZE_FACTOR, echoes, off_size
 from vision.detect import BAND_HI, OVERLAP, SWEET, Candidates, keep_bands
 
 
@@ -13,6 +13,32 @@ def cands(*rows: tuple[float, float, float, float]) -> Candidates:
     """Candidates from (x, y, side, score) rows."""
     a = np.array(rows, np.float32).reshape(-1, 4)
     return Candidates(a[:, :2].copy(), a[:, 2].copy(), a[:, 3].copy())
+
+
+# ---------------------------------------------------------------------------------------------------- echoes
+
+
+def test_a_face_read_again_inside_its_die_is_an_echo() -> None:
+    # a casino die of 64 px read as 4, and its top face alone (33 px, inside it) read as 4 again (chase-casino-crops)
+    c = cands((40, 40, 64, 0.9), (46, 36, 33, 0.6))
+    assert echoes(c, np.array([3, 3]), np.ones(2, bool)).tolist() == [False, True]
+
+
+def test_a_die_inside_a_bigger_one_read_otherwise_stays() -> None:
+    # a block of small dice seen as one big die: the small dice inside it read as other faces are dice
+    c = cands((500, 500, 300, 0.9), (450, 450, 60, 0.9), (550, 550, 60, 0.9))
+    assert not echoes(c, np.array([3, 1, 5]), np.ones(3, bool)).any()
+
+
+def test_an_echo_must_lie_inside_and_be_much_smaller() -> None:
+    faces = np.array([2, 2])
+    beside = cands((40, 40, 64, 0.9), (100, 40, 33, 0.9))  # touching, not inside
+    alike = cands((40, 40, 64, 0.9), (42, 40, 64 / (ECHO_RATIO - 0.05), 0.9))  # inside, but nearly its size
+    assert not echoes(beside, faces, np.ones(2, bool)).any()
+    assert not echoes(alike, faces, np.ones(2, bool)).any()
+    # only candidates read as dice take part: a background crop neither is nor makes an echo
+    inside = cands((40, 40, 64, 0.9), (46, 36, 33, 0.6))
+    assert not echoes(inside, faces, np.array([False, True])).any()
 
 
 # ---------------------------------------------------------------------------------------------------- off_size
