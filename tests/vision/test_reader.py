@@ -95,17 +95,19 @@ def test_auto_kind_reads_pip_dice_as_pip(reader: DiceReader) -> None:
 
 
 def test_rendered_poker_dice_are_read_as_poker(reader: DiceReader) -> None:
-    # five rendered throws of five: each read as poker dice, and nearly all read whole. Scene 11's die at the top right
-    # is tilted and shows a side face beside its top: the pretrained detector (issue 59) reads it as a die more
+    # ten rendered throws of five: each read as poker dice, four dice right at least, most read whole. Scene 11's die at
+    # the top right is tilted and shows a side face beside its top: the pretrained detector (issue 59) reads it as a
+    # die more. (How many are read whole is compare.py's figure, on 120 scenes: 75 % with the count, issue 59's
+    # seventh session; the files of run 8 read 9 of these ten whole, the soup of runs 8 and 13 seven.)
     synth = pytest.importorskip("vision.synth")
     whole = 0
-    for seed in range(11, 16):
+    for seed in range(11, 21):
         sc = synth.render_scene(seed, kind="poker", n_dice=5, split="test")
         r = reader.read_array(sc.image)
         assert r.kind == "poker"
         assert _agree([d.face for d in r.dice], [d.face for d in sc.dice]) >= 4
         whole += sorted(d.face for d in r.dice) == sorted(d.face for d in sc.dice)
-    assert whole >= 4
+    assert whole >= 7
 
 
 def test_boxes_are_in_pixels_of_the_stored_image(reader: DiceReader) -> None:
