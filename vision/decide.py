@@ -1,8 +1,8 @@
 """Stage 4: which candidates are dice, once each has been read. Pure numpy, tested on hand-made candidates.
 
-A table has marks that read as dice: dust, a screw hole, a clip. One rule (a second, a candidate mostly under the
-boxes of surer dice is none, paid nothing on the unseen sets and went; a third, ``nested``, told a close-up die from
-its pips for the tiny detector of before issue 59, which saw pips as dice, and went with it):
+A table has marks that read as dice: dust, a screw hole, a clip; and a die can be read twice. Two rules (a candidate
+mostly under the boxes of surer dice taken for none paid nothing on the unseen sets and went; ``nested`` told a
+close-up die from its pips for the tiny detector of before issue 59, which saw pips as dice, and went with it):
 
 * ``off_size``: the dice of one throw are about one size. A candidate far smaller or bigger than the sure dice near it
   (``SIZE_FACTOR``), and not sure itself, is a mark of the table, not a die (issue 51: specks, screw holes, a clip
@@ -44,7 +44,6 @@ def off_size(c: Candidates, confs: np.ndarray, dice: np.ndarray) -> np.ndarray:
         ratio = float(c.sides[k]) / float(np.median(c.sides[near]))
         out[k] = ratio >= SIZE_FACTOR or ratio <= 1 / SIZE_FACTOR
     return out
-
 
 
 ECHO_RATIO = 1.3  # a die inside a die this much bigger or more
