@@ -53,14 +53,10 @@ ECHO_SLACK = 0.05  # of the bigger die's side: how far the smaller's box may sti
 def echoes(c: Candidates, faces: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """Of the candidates read as dice (``dice``), those whose box lies inside that of a die ``ECHO_RATIO`` x their
     side or more read as the same face (``faces``, per candidate)."""
-    out = np.zeros(len(c), bool)
-    idx = np.nonzero(dice)[0]
-    for k in idx:
-        for big in idx:
-            if c.sides[big] < ECHO_RATIO * c.sides[k] or faces[big] != faces[k]:
-                continue
-            room = 0.5 * (c.sides[big] - c.sides[k]) + ECHO_SLACK * c.sides[big]
-            if np.all(np.abs(c.centres[k] - c.centres[big]) <= room):
-                out[k] = True
-                break
+    side = c.sides[:, None]  # row: the smaller candidate, column: the bigger
+    room = 0.5 * (c.sides[None, :] - side) + ECHO_SLACK * c.sides[None, :]
+    inside = np.all(np.abs(c.centres[:, None, :] - c.centres[None, :, :]) <= room[..., None], axis=2)
+    pair = inside & (c.sides[None, :] >= ECHO_RATIO * side) & (faces[:, None] == faces[None, :])
+    pair &= dice[:, None] & dice[None, :]
+    out: np.ndarray = pair.any(axis=1)
     return out

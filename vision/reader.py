@@ -215,10 +215,9 @@ class DiceReader:
         long_side = max(img.bgr.shape[:2])
         sweet = self.detector.sweet
         level = min(looks, key=lambda n: abs(np.log(s * n / long_side / sweet)))
-        # within 2 x of the size the net sees best; or, for dice smaller than that, the finest look taken
-        if abs(np.log(s * level / long_side / sweet)) > np.log(2.0) and not (
-            level == max(looks) and s * level / long_side < sweet
-        ):
+        # within 2 x of the size the net sees best; dice smaller than that at the finest look taken
+        there = s * level / long_side / sweet
+        if there > 2.0 or (there < 0.5 and level != max(looks)):
             return Candidates.empty()
         weak = self.detector.detect(img.bgr, WEAK, level, looks)
         keep = _of_size(weak.sides, s, SIZE_FACTOR) & (weak.scores < self.classifier.det_threshold)
