@@ -63,6 +63,24 @@ def test_a_die_far_from_the_cluster_goes_before_a_less_sure_one_in_it() -> None:
     assert scores[-1] < min(scores[:-1])
 
 
+def test_of_two_dice_too_close_to_lie_flat_the_less_sure_goes_first() -> None:
+    # a tilted die read twice, its top face surely and a side face beside it almost as surely (issue 59, the rendered
+    # game poker-de-green): without the rule the least sure real die went instead
+    dice = [die(100, 6, conf=0.99), *(die(100 + 60 * i, v, conf=0.9) for i, v in enumerate([2, 3, 4, 5], 1))]
+    side_face = die(118, 1, conf=0.95, side=34, y=112)  # centre 20 px from the six's: half a die
+    fitted = fit_count(reading([*dice, side_face]), 5)
+    assert fitted.extra == (side_face,)
+    assert set(fitted.dice) == set(dice)
+
+
+def test_two_touching_dice_are_two_dice() -> None:
+    dice = [die(100, 6, conf=0.99), die(140, 2, conf=0.9), *(die(100 + 60 * i, v) for i, v in enumerate([3, 4], 2))]
+    unsure = die(100 + 60 * 4, 5, conf=0.85)
+    fitted = fit_count(reading([*dice, unsure]), 4)
+    assert fitted.extra == (unsure,)
+    assert set(fitted.dice) == set(dice)
+
+
 def test_a_rethrow_of_two_keeps_the_two_surest() -> None:
     dice = [die(100, 3, 0.99), die(160, 5, 0.7), die(220, 6, 0.97)]
     fitted = fit_count(reading(dice), 2)
