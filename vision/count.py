@@ -5,7 +5,8 @@ die, or a die it read too unsurely to report. When the server reads a photo for 
 the dice not held), so it proposes exactly that many dice where it can:
 
 * more dice than the count: the least likely are left out (``Reading.extra``): low confidence first, and a die far
-  off the size of the others or far from their cluster counts as less likely;
+  off the size of the others, far from their cluster or too close to a surer die to be a second one counts as less
+  likely;
 * fewer: the surest candidates the reader did not report (``Reading.dropped``) fill in, each flagged
   ``assumed="added"`` and uncertain; what still lacks is ``Reading.missing``, places the person taps in.
 
