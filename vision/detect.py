@@ -225,12 +225,20 @@ class Detector:
 
 def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
     """Drop a candidate whose centre lies within ``overlap`` sides of a stronger one (one die, two peaks)."""
-    order = np.argsort(-c.scores)
+    near = _within(c, overlap)
     keep: list[int] = []
-    for i in order:
-        if all(np.hypot(*(c.centres[i] - c.centres[j])) > overlap * max(c.sides[i], c.sides[j]) for j in keep):
+    for i in np.argsort(-c.scores):
+        if not near[i, keep].any():
             keep.append(int(i))
     return c.select(np.array(sorted(keep), dtype=np.int64))
+
+
+def _within(c: Candidates, overlap: float) -> np.ndarray:
+    """Pairs of candidates whose centres lie within ``overlap`` of the larger side: one matrix, not a Python loop
+    over pairs (a large frame has a few hundred pairs a look)."""
+    gap = np.hypot(c.centres[:, None, 0] - c.centres[None, :, 0], c.centres[:, None, 1] - c.centres[None, :, 1])
+    out: np.ndarray = gap <= overlap * np.maximum(c.sides[:, None], c.sides[None, :])
+    return out
 
 
 OVERLAP = 0.8  # a level also keeps dice this much under the size at which the next finer level stops seeing them
@@ -282,14 +290,11 @@ def keep_bands(
         fit.append(np.abs(np.log(np.maximum(s[seen], 1e-3) / sweet)) + OUT_OF_BAND * (s[seen] > hi))
     c = Candidates.joined(*parts) if parts else Candidates.empty()
     order = np.argsort(np.concatenate(fit) if fit else np.zeros(0), kind="stable")
+    big = np.maximum(c.sides[:, None], c.sides[None, :])
+    gap = np.hypot(c.centres[:, None, 0] - c.centres[None, :, 0], c.centres[:, None, 1] - c.centres[None, :, 1])
+    same = (gap < 0.5 * big) & (big < SAME_SIZE * np.minimum(c.sides[:, None], c.sides[None, :]))
     kept: list[int] = []
     for i in order:
-        same = [
-            j
-            for j in kept
-            if np.hypot(*(c.centres[i] - c.centres[j])) < 0.5 * max(c.sides[i], c.sides[j])
-            and max(c.sides[i], c.sides[j]) < SAME_SIZE * min(c.sides[i], c.sides[j])
-        ]
-        if not same:
+        if not same[i, kept].any():
             kept.append(int(i))
     return c.select(np.array(sorted(kept), dtype=np.int64))
