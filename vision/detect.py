@@ -225,7 +225,7 @@ class Detector:
 
 def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
     """Drop a candidate whose centre lies within ``overlap`` sides of a stronger one (one die, two peaks)."""
-    near = _within(c, overlap)
+    near = gaps(c) <= overlap * np.maximum(c.sides[:, None], c.sides[None, :])
     keep: list[int] = []
     for i in np.argsort(-c.scores):
         if not near[i, keep].any():
@@ -233,11 +233,12 @@ def suppress(c: Candidates, overlap: float = 0.5) -> Candidates:
     return c.select(np.array(sorted(keep), dtype=np.int64))
 
 
-def _within(c: Candidates, overlap: float) -> np.ndarray:
-    """Pairs of candidates whose centres lie within ``overlap`` of the larger side: one matrix, not a Python loop
-    over pairs (a large frame has a few hundred pairs a look)."""
-    gap = np.hypot(c.centres[:, None, 0] - c.centres[None, :, 0], c.centres[:, None, 1] - c.centres[None, :, 1])
-    out: np.ndarray = gap <= overlap * np.maximum(c.sides[:, None], c.sides[None, :])
+def gaps(c: Candidates) -> np.ndarray:
+    """The distances between every two candidates' centres, (n, n): one matrix, not a Python loop over pairs (a
+    look at a frame of many dice has a few hundred pairs)."""
+    out: np.ndarray = np.hypot(
+        c.centres[:, None, 0] - c.centres[None, :, 0], c.centres[:, None, 1] - c.centres[None, :, 1]
+    )
     return out
 
 
@@ -291,8 +292,7 @@ def keep_bands(
     c = Candidates.joined(*parts) if parts else Candidates.empty()
     order = np.argsort(np.concatenate(fit) if fit else np.zeros(0), kind="stable")
     big = np.maximum(c.sides[:, None], c.sides[None, :])
-    gap = np.hypot(c.centres[:, None, 0] - c.centres[None, :, 0], c.centres[:, None, 1] - c.centres[None, :, 1])
-    same = (gap < 0.5 * big) & (big < SAME_SIZE * np.minimum(c.sides[:, None], c.sides[None, :]))
+    same = (gaps(c) < 0.5 * big) & (big < SAME_SIZE * np.minimum(c.sides[:, None], c.sides[None, :]))
     kept: list[int] = []
     for i in order:
         if not same[i, kept].any():

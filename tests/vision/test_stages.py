@@ -89,6 +89,32 @@ def test_suppress_keeps_the_stronger_of_two_peaks_on_one_die() -> None:
     assert sorted(kept.scores.tolist()) == [np.float32(0.5), np.float32(0.9)]
 
 
+def test_a_suppressed_peak_suppresses_nothing() -> None:
+    # B lies on A and goes; C lies on B but not on A, and stays: only kept candidates suppress
+    c = Candidates(
+        np.array([[100, 100], [120, 100], [140, 100]], np.float32),
+        np.array([50, 50, 50], np.float32),
+        np.array([0.9, 0.8, 0.7], np.float32),
+    )
+    assert suppress(c).scores.tolist() == [np.float32(0.9), np.float32(0.7)]
+
+
+def test_suppress_keeps_what_a_pass_over_pairs_keeps() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = int(rng.integers(0, 40))
+        c = Candidates(
+            rng.uniform(0, 400, (n, 2)).astype(np.float32),
+            rng.uniform(10, 80, n).astype(np.float32),
+            rng.uniform(0.2, 1.0, n).astype(np.float32),
+        )
+        keep: list[int] = []
+        for i in np.argsort(-c.scores):
+            if all(np.hypot(*(c.centres[i] - c.centres[j])) > 0.5 * max(c.sides[i], c.sides[j]) for j in keep):
+                keep.append(int(i))
+        assert suppress(c).centres.tolist() == c.centres[sorted(keep)].tolist()
+
+
 def test_crop_is_centred_on_the_die_and_standardised() -> None:
     img = table(320, 240)
     draw_die(img, 200, 90, 60, 1)
