@@ -468,8 +468,14 @@ def test_close_up_patches_show_one_die_large_or_a_crop_of_it_on_a_canvas(monkeyp
     from vision.train.data import Sample
 
     img = np.random.default_rng(0).integers(0, 255, (400, 600, 3), np.uint8)
-    s = Sample("photo", img, np.array([[200.0, 200.0], [420.0, 210.0]], np.float32), np.array([60.0, 60.0], np.float32),
-               np.array([2, 4]), "pip")
+    s = Sample(
+        "photo",
+        img,
+        np.array([[200.0, 200.0], [420.0, 210.0]], np.float32),
+        np.array([60.0, 60.0], np.float32),
+        np.array([2, 4]),
+        "pip",
+    )
     out = 192
 
     def centres(target: np.ndarray) -> list[tuple[int, int]]:
@@ -565,3 +571,41 @@ def test_an_int8_file_is_no_start_for_a_fine_tune() -> None:
         classifier.from_onnx(MODELS / "dice-faces.onnx")
     with pytest.raises(ValueError, match="already int8"):
         detector.from_onnx(MODELS / "dice-detector.onnx")
+
+
+def test_the_distilled_loss_learns_the_teacher_only_where_it_reads_the_label() -> None:
+    torch = pytest.importorskip("torch")
+    from torch.nn import functional as F
+
+    from vision.train.classifier import distilled_loss
+
+    gen = torch.Generator().manual_seed(0)
+    net = torch.randn(8, len(CLASS_NAMES), generator=gen)
+    y = torch.tensor([0, 1, 2, 3, 9, BACKGROUND, CLASS_NAMES.index("D"), 11])
+    hard = F.cross_entropy(net, y, label_smoothing=0.05)
+    # a teacher that reads each crop's rank (the German queen as a queen) and agrees with the net teaches nothing more
+    right = torch.full_like(net, -5.0)
+    right[torch.arange(8), torch.from_numpy(rank_class(y.numpy()))] = 5.0
+    assert float(distilled_loss(right.clone(), y, right, 0.5)) == pytest.approx(
+        0.5 * float(F.cross_entropy(right, y, label_smoothing=0.05)), rel=1e-5
+    )
+    # a teacher wrong about every crop (the pair reading a phantom as a die) leaves the labels alone
+    wrong = torch.roll(right, 1, dims=1)
+    assert float(distilled_loss(net, y, wrong, 0.5)) == pytest.approx(float(hard), rel=1e-6)
+    # where it is right, the net is pulled towards it: the loss falls as the net's logits near the teacher's
+    far, near = distilled_loss(net, y, right, 0.5), distilled_loss(0.5 * net + 0.5 * right, y, right, 0.5)
+    assert float(near) < float(far)
+    assert float(distilled_loss(net, y, right, 0.0)) == pytest.approx(float(hard), rel=1e-6)
+
+
+def test_the_teacher_reads_training_crops_with_the_bundled_pair() -> None:
+    pytest.importorskip("torch")
+    from vision.train.classifier import Teacher
+
+    teacher = Teacher(MODELS / "dice-faces.onnx", len(CLASS_NAMES))
+    z = teacher(np.zeros((3, 3, 64, 64), np.float32))
+    assert z.shape == (3, len(CLASS_NAMES)) and np.isfinite(z).all()
+    with pytest.raises(ValueError, match="3-channel"):
+        teacher(np.zeros((2, 1, 64, 64), np.float32))
+    wider = Teacher(MODELS / "dice-faces.onnx", len(CLASS_NAMES) + 2)  # a net with classes the teacher lacks
+    assert (wider(np.zeros((1, 3, 64, 64), np.float32))[0, -2:] < z[0].min() - 20).all()

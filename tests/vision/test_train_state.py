@@ -100,6 +100,17 @@ def test_the_compact_copy_unpacks_to_a_run_that_continues_closely(tmp_path: Path
     state.pack(folder, tmp_path / "finished.pt")
     state.unpack(tmp_path / "finished.pt", tmp_path / "fourth")
     assert (tmp_path / "fourth" / "run.done").is_file()
+    # a finished phase keeps its weights (what a later stage's --cls-init takes), not its optimiser
+    (folder / "classifier.done").write_text(json.dumps({"file": "x"}), encoding="utf-8")
+    state.pack(folder, tmp_path / "finished.pt")
+    state.unpack(tmp_path / "finished.pt", tmp_path / "fifth")
+    final = torch.load(tmp_path / "fifth" / f"classifier{state.FINAL}", weights_only=False)["model"]
+    stopped = torch.load(folder / "classifier.pt", weights_only=False)["model"]
+    assert not (tmp_path / "fifth" / "classifier.pt").exists()
+    for k, v in stopped.items():
+        assert final[k].dtype == v.dtype
+        if v.is_floating_point():
+            torch.testing.assert_close(final[k], v, atol=0.01, rtol=0.01)
     ck = torch.load(again / "classifier.pt", weights_only=False)
     assert ck["step"] == 5 and all(v.dtype != torch.float16 for v in ck["model"].values())
     resumed = _weights(classifier.train(_patches(), **kw, phase=state.Phase(again, "classifier")))

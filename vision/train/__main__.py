@@ -341,6 +341,14 @@ def main() -> None:
         action="store_true",
         help="teach each die's side with one weight, not one per cell (small dice sized as well as big ones)",
     )
+    ap.add_argument(
+        "--cls-teacher",
+        type=Path,
+        default=None,
+        help="an ONNX classifier (models/float/dice-faces.onnx: the bundled pair) whose softened logits the classifier "
+        "learns too, where it reads the label's face (distillation; None: labels alone)",
+    )
+    ap.add_argument("--distill", type=float, default=0.5, help="the teacher's share of the classifier's loss")
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     ap.add_argument(
         "--bodies",
@@ -421,7 +429,7 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         saved.setdefault("synth_seed", 1)  # and on the scenes it started on (before stop 34)
         saved["scenes"] = [Path(p) for p in saved.get("scenes", [])]  # and with no Blender scenes (before stop 38)
         for k, v in saved.items():
-            setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init") and v is not None else v)
+            setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init", "cls_teacher") and v is not None else v)
         return args
     if stored.is_file() and any(folder.glob("*.pt")) and not (folder / RUN_DONE).is_file():
         raise state.StateError(
@@ -652,6 +660,8 @@ def run(args: argparse.Namespace) -> None:
             phase=cls_phase,
             val=cls_train.val_crops(cls_train.patches_from(val, np.random.default_rng(args.seed + 1))),
             pretrained=not args.no_pretrained,
+            teacher=args.cls_teacher,
+            distill=args.distill,
         )
         export_classifier(net, args.out / CLASSIFIER_FILE, args)
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})

@@ -220,9 +220,7 @@ def build(
         if init is not None:
             # a later stage on other data (the renderer's rich bodies) goes on from a finished run's own weights
             if init.suffix == ".onnx":
-                raise ValueError(
-                    f"a Lite0 run starts from a checkpoint (a state folder's classifier.pt), not {init}."
-                )
+                raise ValueError(f"a Lite0 run starts from a checkpoint (a state folder's classifier.pt), not {init}.")
             ck = torch.load(init, map_location="cpu", weights_only=False)
             try:
                 net.load_state_dict(ck.get("model", ck))
@@ -283,11 +281,15 @@ def train(
     phase: Phase | None = None,
     val: tuple[np.ndarray, np.ndarray] | None = None,
     pretrained: bool = True,
+    teacher: Path | None = None,
+    distill: float = 0.5,
 ) -> nn.Module:
     """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
     per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey for ``small`` and
     colour for ``lite0``); ``phase``: where to checkpoint and resume from (``Stopped`` at its ``stop_after``);
-    ``val``: crops and labels whose accuracy the progress lines show."""
+    ``val``: crops and labels whose accuracy the progress lines show; ``teacher``: an ONNX classifier (the bundled
+    pair) whose softened logits the net also learns, ``distill`` of the loss, where the teacher reads the label's
+    face (``distilled_loss``)."""
     torch.manual_seed(seed)
     net = build(arch, width, channels, init, blocks, pretrained)
     net.to(device)
@@ -301,10 +303,16 @@ def train(
     opt = torch.optim.AdamW(groups, lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[lr * boost, lr], total_steps=steps, pct_start=0.15)
 
+    teach = Teacher(teacher, net_classes=len(CLASS_NAMES)) if teacher is not None else None
+
     def step(xy: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, float]:
         x, y = xy[0].to(device, non_blocking=True), xy[1].to(device, non_blocking=True)
         logits = net(x)
-        return F.cross_entropy(logits, y, label_smoothing=0.05), float((logits.argmax(1) == y).float().mean())
+        acc = float((logits.argmax(1) == y).float().mean())
+        if teach is None:
+            return F.cross_entropy(logits, y, label_smoothing=0.05), acc
+        t = torch.from_numpy(teach(xy[0].numpy())).to(device)
+        return distilled_loss(logits, y, t, distill), acc
 
     def validate() -> str:
         assert val is not None
@@ -327,3 +335,60 @@ def train(
     )
     net.cpu().eval()  # in place: the module itself, typed as ours
     return net
+
+
+DISTILL_T = 2.0  # the softening of both nets' logits in the distilled term (Hinton et al.'s T)
+
+
+class Teacher:
+    """An exported classifier (the bundled pair) run by onnxruntime on the training crops: the net learns what the
+    pair reads where the pair reads the face the label says (issue 59: the colour member alone loses court letters in
+    crowds and tilted steel dice that the pair reads, and the pair costs twice the time a frame)."""
+
+    def __init__(self, path: Path, net_classes: int) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        self.sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        meta = self.sess.get_modelmeta().custom_metadata_map
+        names = json.loads(meta["class_names"])
+        if names != list(CLASS_NAMES[: len(names)]):
+            raise ValueError(f"{path}: the teacher's classes {names} are not the net's {CLASS_NAMES}.")
+        self.classes, self.net_classes = len(names), net_classes
+        self.input = self.sess.get_inputs()[0].name
+        self.channels = int(self.sess.get_inputs()[0].shape[1])
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """Logits over the net's classes; a class the teacher lacks gets a logit far below the rest."""
+        if x.shape[1] != self.channels:
+            raise ValueError(f"the teacher reads {self.channels}-channel crops, the net {x.shape[1]}.")
+        z = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(x, np.float32)})[0], np.float32)
+        if self.classes < self.net_classes:
+            pad = np.full((len(z), self.net_classes - self.classes), z.min() - 30.0, np.float32)
+            z = np.concatenate([z, pad], axis=1)
+        return z
+
+
+def distilled_loss(logits: torch.Tensor, y: torch.Tensor, teacher: torch.Tensor, share: float) -> torch.Tensor:
+    """``(1 - share)`` x the labels' cross-entropy + ``share`` x T^2 x KL(teacher || net) at temperature T, the second
+    only on crops whose teacher reads the label's rank (face or background): a teacher wrong about a crop teaches
+    nothing of it, so the phantoms the pair reads as dice are taught by their labels alone."""
+    hard = F.cross_entropy(logits, y, label_smoothing=0.05)
+    right = torch.from_numpy(rank_class(teacher.argmax(1).cpu().numpy()) == rank_class(y.cpu().numpy())).to(
+        logits.device
+    )
+    if not bool(right.any()):
+        return hard
+    t = DISTILL_T
+    soft = (
+        F.kl_div(
+            F.log_softmax(logits[right] / t, dim=1),
+            F.log_softmax(teacher[right] / t, dim=1),
+            log_target=True,
+            reduction="batchmean",
+        )
+        * (t * t)
+        * (float(right.sum()) / len(y))
+    )
+    return (1.0 - share) * hard + share * soft

@@ -43,6 +43,7 @@ PACK_LIMIT = 25_000_000  # bytes: what the repository takes for a run in progres
 EVERY_S = 900.0  # a checkpoint at least this often (seconds)
 ARGS = "args.json"
 INIT = "init.weights"  # a stage's starting weights, unpacked (not a phase: no .pt)
+FINAL = ".weights"  # a finished phase's own weights, unpacked as classifier.weights: what a later stage starts from
 
 
 class StateError(ValueError):
@@ -297,8 +298,9 @@ def _widen(obj: Any) -> Any:
 
 
 def pack(folder: Path, to: Path) -> int:
-    """The state folder's run in one file: args, finished phases, the phase in progress at reduced precision, and the
-    detector file in the run's ``--out`` (the classifier's patches are labelled by it). Returns the size in bytes."""
+    """The state folder's run in one file: args, finished phases (with their weights, fp16), the phase in progress at
+    reduced precision, and the detector file in the run's ``--out`` (the classifier's patches are labelled by it).
+    Returns the size in bytes."""
     args_file = folder / ARGS
     if not args_file.is_file():
         raise StateError(f"{folder} holds no run ({ARGS} missing): nothing to pack.")
@@ -310,9 +312,12 @@ def pack(folder: Path, to: Path) -> int:
         except ValueError:  # the run's own end marker holds a date, not JSON
             out["done"][done.stem] = text
     for ck_file in sorted(folder.glob("*.pt")):
-        if ck_file.stem in out["done"]:
-            continue  # a finished phase lives on in its exported model
         ck = torch.load(ck_file, map_location="cpu", weights_only=False)
+        if ck_file.stem in out["done"]:
+            # a finished phase's weights without its optimiser: its exported model is not committed, and a Lite0
+            # stage starts from weights, not from an export (issue 59's stage 16 was lost for want of them)
+            out.setdefault("final", {})[ck_file.stem] = _squeeze(ck["model"])
+            continue
         ck["model"] = _squeeze(ck["model"])
         ck["opt"] = _squeeze_opt(ck["opt"])
         out["phases"][ck_file.stem] = ck
@@ -360,6 +365,8 @@ def unpack(src: Path, folder: Path, out_dir: Path | None = None) -> dict[str, An
         _atomic_save({"model": _widen(packed["init"])}, folder / INIT)
         args["cls_init"] = str(folder / INIT)
         (folder / ARGS).write_text(json.dumps(args, indent=1), encoding="utf-8")
+    for name, model in packed.get("final", {}).items():
+        _atomic_save({"model": _widen(model)}, folder / f"{name}{FINAL}")
     for name, data in packed.get("files", {}).items():
         Path(args["out"]).mkdir(parents=True, exist_ok=True)
         (Path(args["out"]) / name).write_bytes(data)
