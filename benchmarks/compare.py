@@ -11,7 +11,9 @@ the reader of any earlier commit can be the base. Figures per set and reader: di
 matched per image as multisets), throws right as the server proposes them with the count the game knows
 (``vision/count.py``; each image a throw of as many dice as it has labels), dice flagged, precision of the dice not
 flagged, median ms; the phantom set's reported dice per photo (and unflagged ones); then ms for a 640x480 frame, a
-1080p frame and a 12-MP JPEG of a real photo of many dice, model load and the models' size.
+1080p frame and a 12-MP JPEG of a real photo of many dice, model load and the models' size. Under each set, the two
+readers image by image: photos the candidate reads with fewer and with more wrong dice, throws won and lost, each with
+an exact sign test (``paired``): a p of 0.5 says the set cannot tell the two apart.
 
 The rule of issue 51: a change that lowers any unseen set's F1 by more than half a point, raises the phantoms, or
 costs more than 10 % time is not kept, whatever it gains elsewhere. The last lines say whether the candidate passes.
