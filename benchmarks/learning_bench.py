@@ -83,6 +83,8 @@ class Play:
             "taps_per_throw": sum(self.taps) / max(len(self.taps), 1),
             "taps_after_5": sum(self.taps[FIRST:]) / max(len(self.taps[FIRST:]), 1),
             "taps_by_kind": dict(self.kinds),
+            # each throw from the sixth on, right (1) or not (0): what benchmarks/learning_diff.py pairs two runs by
+            "after_5": "".join("1" if e else "0" for e in later),
         }
         if change is not None:  # a game whose dice change: from the fifth throw after the change on
             out["exact_after_change_5"] = _share(self.exact[change + FIRST :])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -49,3 +50,22 @@ def test_paired_counts_images_and_throws_each_reader_reads_better() -> None:
     assert (d["images_better"], d["images_worse"]) == (1, 2)
     assert (d["throws_won"], d["throws_lost"]) == (1, 0)
     assert d["images_p"] == pytest.approx(sign_test(1, 2)) and d["throws_p"] == 1.0
+
+
+def test_learning_diff_pairs_two_runs_throw_by_throw(tmp_path: Path) -> None:
+    from benchmarks.learning_diff import runs, table
+
+    def log(name: str, *sets: tuple[str, str]) -> Path:
+        path = tmp_path / name
+        lines = ["a progress line"] + [json.dumps({"set": s, "learning": {"after_5": bits}}) for s, bits in sets]
+        path.write_text("\n".join(lines), encoding="utf-8")
+        return path
+
+    base = runs(log("base.jsonl", ("pip-steel", "11100"), ("chase", "1111")))
+    cand = runs(log("cand.jsonl", ("pip-steel", "01111"), ("chase", "1111")))
+    lines = table(base, cand)
+    steel = lines[1].split()
+    assert steel[:5] == ["pip-steel", "3/5", "4/5", "2", "1"] and float(steel[5]) == pytest.approx(sign_test(2, 1))
+    assert lines[-1].split()[:5] == ["all", "7/9", "8/9", "2", "1"]
+    with pytest.raises(ValueError, match="not the same game"):
+        table(base, runs(log("short.jsonl", ("pip-steel", "0111"))))
