@@ -609,3 +609,22 @@ def test_the_teacher_reads_training_crops_with_the_bundled_pair() -> None:
         teacher(np.zeros((2, 1, 64, 64), np.float32))
     wider = Teacher(MODELS / "dice-faces.onnx", len(CLASS_NAMES) + 2)  # a net with classes the teacher lacks
     assert (wider(np.zeros((1, 3, 64, 64), np.float32))[0, -2:] < z[0].min() - 20).all()
+
+
+def test_the_calibration_keeps_a_pinned_cut_on_background(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import shutil
+
+    import onnx
+
+    from vision.train.__main__ import calibrate
+
+    for name in ("dice-detector.onnx", "dice-faces.onnx"):
+        shutil.copy(FLOAT / name, tmp_path / name)
+    val = synth_samples(2, "pip", seed0=4_000_000, jobs=1) + synth_samples(2, "poker", seed0=4_010_000, jobs=1)
+    chosen = calibrate(tmp_path, val, 1, 0.25)
+    pinned = calibrate(tmp_path, val, 1, 0.25, max_background=0.02)
+    assert chosen["max_background"] in (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0)
+    assert pinned["max_background"] == 0.02 and pinned["det_threshold"] == 0.25
+    meta = {p.key: p.value for p in onnx.load(str(tmp_path / "dice-faces.onnx")).metadata_props}
+    assert float(meta["max_background"]) == 0.02

@@ -89,9 +89,17 @@ SYNTH_SEED_MAX = 800_000  # the large test frames' seeds begin here, the validat
 DET_GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)  # detector thresholds the calibration weighs
 
 
-def calibrate(out_dir: Path, val: list[Sample], turns: int, det_threshold: float | None = None) -> dict[str, Any]:
+def calibrate(
+    out_dir: Path,
+    val: list[Sample],
+    turns: int,
+    det_threshold: float | None = None,
+    max_background: float | None = None,
+) -> dict[str, Any]:
     """``det_threshold``: read at this detector threshold instead of the one validation F1 picks (its grid's steps
-    are often within a die of each other; a pinned one keeps a recalibration comparable with the reader before)."""
+    are often within a die of each other; a pinned one keeps a recalibration comparable with the reader before).
+    ``max_background``: the cut on a candidate's background probability, pinned instead of chosen: validation holds
+    no photos without dice, so its F1 does not price the phantoms, which follow the cut (issue 59, tenth session)."""
     path = out_dir / CLASSIFIER_FILE
     proto = onnx.load(str(path))
     set_meta(proto, {"turns": turns})  # the reader averages this many quarter turns: calibrate what it will do
@@ -150,9 +158,14 @@ def calibrate(out_dir: Path, val: list[Sample], turns: int, det_threshold: float
         rec = tp / max(labelled, 1)
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
-    grid = {(t, b): figures(t, b) for t in DET_GRID for b in (0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0)}
+    cuts = sorted({0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0, max_background or 1.0})
+    grid = {(t, b): figures(t, b) for t in DET_GRID for b in cuts}
     det_thr, max_bg = operating_point(
-        {k: v[2] for k, v in grid.items() if det_threshold is None or k[0] == det_threshold}
+        {
+            k: v[2]
+            for k, v in grid.items()
+            if (det_threshold is None or k[0] == det_threshold) and (max_background is None or k[1] == max_background)
+        }
     )
     keep = kept(det_thr, max_bg)
     right = (pred == y)[keep]
@@ -228,6 +241,12 @@ def main() -> None:
         default=None,
         choices=DET_GRID,
         help="calibrate at this detector threshold instead of the one validation F1 picks",
+    )
+    ap.add_argument(
+        "--max-background",
+        type=float,
+        default=None,
+        help="calibrate at this cut on the background probability instead of the one validation F1 picks",
     )
     ap.add_argument(
         "--photo-weight", type=float, default=1.0, help="weight of photo crops against renders (classifier)"
@@ -666,7 +685,7 @@ def run(args: argparse.Namespace) -> None:
         export_classifier(net, args.out / CLASSIFIER_FILE, args)
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})
     if not args.no_calibrate:
-        print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold)), flush=True)
+        print(json.dumps(calibrate(args.out, val, args.turns, args.det_threshold, args.max_background)), flush=True)
     if args.state is not None:
         (args.state / RUN_DONE).write_text(time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), encoding="utf-8")
     print(
