@@ -628,3 +628,5 @@ def test_the_calibration_keeps_a_pinned_cut_on_background(tmp_path: Path) -> Non
     assert pinned["max_background"] == 0.02 and pinned["det_threshold"] == 0.25
     meta = {p.key: p.value for p in onnx.load(str(tmp_path / "dice-faces.onnx")).metadata_props}
     assert float(meta["max_background"]) == 0.02
+    with pytest.raises(ValueError, match="at most 1"):
+        calibrate(tmp_path, val, 1, 0.25, max_background=0.0)

@@ -100,6 +100,8 @@ def calibrate(
     are often within a die of each other; a pinned one keeps a recalibration comparable with the reader before).
     ``max_background``: the cut on a candidate's background probability, pinned instead of chosen: validation holds
     no photos without dice, so its F1 does not price the phantoms, which follow the cut (issue 59, tenth session)."""
+    if max_background is not None and not 0.0 < max_background <= 1.0:
+        raise ValueError(f"the cut on background is a probability over 0 and at most 1, not {max_background}.")
     path = out_dir / CLASSIFIER_FILE
     proto = onnx.load(str(path))
     set_meta(proto, {"turns": turns})  # the reader averages this many quarter turns: calibrate what it will do
@@ -158,7 +160,7 @@ def calibrate(
         rec = tp / max(labelled, 1)
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
-    cuts = sorted({0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0, max_background or 1.0})
+    cuts = sorted({0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0, 1.0 if max_background is None else max_background})
     grid = {(t, b): figures(t, b) for t in DET_GRID for b in cuts}
     det_thr, max_bg = operating_point(
         {
