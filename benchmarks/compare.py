@@ -66,12 +66,12 @@ class Score:
     flagged: int = 0
     unflagged: int = 0
     unflagged_right: int = 0
-    throws_right: int = 0  # proposed with the count the game knows, entirely right
     phantoms: int = 0  # phantom set: dice reported where there is none
     phantoms_sure: int = 0
     ms: list[float] = field(default_factory=list)
     errors: list[int] = field(default_factory=list)  # per image: dice missed or misread, plus dice reported too many
-    throws: list[bool] = field(default_factory=list)  # per image with dice: proposed with the count, entirely right
+    throws: list[bool] = field(default_factory=list)  # per image with dice: proposed with the count the game knows,
+    # entirely right
 
     def add(self, row: Row, reading: Any, ms: float) -> None:
         from vision.count import fit_count
@@ -90,7 +90,6 @@ class Score:
         self.errors.append(len(row.faces) - right + len(reading.dice) - right)
         if row.faces:
             proposed = Counter(d.face for d in fit_count(reading, len(row.faces)).dice)
-            self.throws_right += int(proposed == need)
             self.throws.append(proposed == need)
         else:
             self.phantoms += len(reading.dice)
@@ -116,7 +115,7 @@ class Score:
             "precision": self.precision,
             "recall": self.recall,
             "f1": self.f1,
-            "throws_right": self.throws_right / max(self.images, 1),
+            "throws_right": sum(self.throws) / max(self.images, 1),
             "flagged": self.flagged / max(self.predicted, 1),
             "unflagged_precision": self.unflagged_right / max(self.unflagged, 1),
             "phantoms_per_photo": self.phantoms / max(self.images, 1),

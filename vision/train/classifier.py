@@ -18,6 +18,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.classify import GREY, to_input
+from vision.detect import session
 from vision.reading import PRINTINGS
 from vision.train import ensemble, lite0
 from vision.train.augment import colour, far_die, perspective_jitter, similarity, stretch_aspect
@@ -346,11 +347,7 @@ class Teacher:
     crowds and tilted steel dice that the pair reads, and the pair costs twice the time a frame)."""
 
     def __init__(self, path: Path, net_classes: int) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        self.sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.sess = session(path)  # the reader's own settings: it runs between the net's steps, not beside them
         meta = self.sess.get_modelmeta().custom_metadata_map
         names = json.loads(meta["class_names"])
         if names != list(CLASS_NAMES[: len(names)]):
