@@ -36,6 +36,10 @@ UNLIKE = 0.5
 # correlation: below every candidate the detector itself was unsure of, for the net did not see a die there
 EXEMPLAR_SCORE = WEAK
 FAINT_SURE = 2  # sure dice (DOUBT) a photo needs for its weak candidates of their size to be read (``_faint``)
+# a throw of a game short of dice is looked at again this much finer than the normal look, for touching dice boxed
+# as one there (the net sees two dice of 35 px lying corner to corner as one die; at 1.5 x they lie apart)
+SPLIT_LOOK = 1.5
+SPLIT_APART = 0.6  # of the larger half's side: two dice touching corner to corner lie this far apart
 HERE = 4  # the sure dice of the photo itself taken as exemplars besides the game's, at most
 
 
@@ -51,6 +55,7 @@ class Rules:
     exemplars: bool = True  # with a game's memory, a throw short of dice is searched for places like its dice
     faint: bool = True  # without a trusted memory, weak candidates of the sure dice' size are kept among the dropped
     echoes: bool = True  # a die inside a die much bigger read as the same face is not reported
+    split: bool = True  # with a game's memory, a throw short of dice looks finer for two touching dice boxed as one
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -60,6 +65,21 @@ class Rules:
         if unknown:
             raise ValueError(f"unknown rules {unknown}; the rules are {sorted(known)}")
         return cls(**{name: False for name in names})
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A photo's candidates read (``DiceReader._judge``): per candidate its model output, kind probabilities, best
+    face, confidence, whether it is unlike the game's dice, and whether it is reported as a die."""
+
+    memory: DiceMemory | None
+    kind: str
+    full: np.ndarray
+    p: np.ndarray
+    best_of: np.ndarray
+    confs: np.ndarray
+    unlike: np.ndarray
+    dice: np.ndarray
 
 
 class DiceReader:
@@ -142,40 +162,22 @@ class DiceReader:
     def _read(self, img: Decoded, kind: str, t0: float, memory: DiceMemory | None = None) -> Reading:
         looks = Looks()
         c = self.candidates(img.bgr, looks)
-        full, emb = self.classifier.model_outputs(img.bgr, c)
-        logits = self.classifier.merge(full)
-        if memory is not None and (not len(memory) or kind not in ("auto", memory.kind) or emb is None):
+        if memory is not None and (not len(memory) or kind not in ("auto", memory.kind)):
             memory = None  # nothing learned yet, or dice of another kind than asked for: read as the bundled reader
-        if memory is not None and emb is not None:
-            logits = _with_memory(logits, memory, emb, self.classifier.temperature)
-            kind = memory.kind
-        if kind == "auto":
-            kind = choose_kind(logits, c.scores, c.sides)
-        p = kind_probs(logits, kind, self.classifier.temperature)
+        j = self._judge(img, c, kind, memory)
+        if j.memory is not None and j.memory.trusted() and int(j.dice.sum()) < j.memory.most() and self.rules.split:
+            # fewer dice than a full throw of this game: one box may hold two touching dice (the net's normal look
+            # sees a pair of them as one die); a finer look tells them apart
+            halves = self._split(img, c, looks, j)
+            if halves is not None:
+                c2, new = halves
+                j2 = self._judge(img, c2, j.kind, j.memory)
+                if j2.dice[new].all():
+                    c, j = c2, j2
+        memory, kind, full, p, best_of, confs, unlike = j.memory, j.kind, j.full, j.p, j.best_of, j.confs, j.unlike
+        dice_mask = j.dice
         faces = PIP_FACES if kind == "pip" else POKER_FACES
-        best_of = np.argmax(p, axis=1)
-        confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
-        unlike = np.zeros(len(c), bool)
-        if (
-            self.rules.unlike
-            and memory is not None
-            and emb is not None
-            and memory.dice_throws() >= RECENT
-            and memory.trusted()
-        ):
-            unlike = memory.unlike(emb)
-            confs = np.where(unlike, confs * UNLIKE, confs)
         dice = []
-        dice_mask = is_die(p, self.classifier.max_background)
-        if self.rules.size_rule:
-            dice_mask &= ~off_size(c, confs, dice_mask)
-        if self.rules.echoes:
-            dice_mask &= ~echoes(c, best_of, dice_mask)
-        if memory is not None and memory.trusted():
-            # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
-            # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,
-            # a rule for every candidate 1.5 x off cost more real dice (touching, tilted) than it saved
-            dice_mask &= ~(memory.off_size(c.sides / max(img.bgr.shape[:2])) & (confs < DOUBT))
         flag_below = self.classifier.threshold
         if self.rules.doubt:
             flag_below = max(flag_below, DOUBT)
@@ -205,6 +207,81 @@ class DiceReader:
             side = memory.side() if memory.trusted() else memory.side(ONE_SIZE)
         played = None if side is None else side * max(img.width, img.height)
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
+
+    def _judge(self, img: Decoded, c: Candidates, kind: str, memory: DiceMemory | None) -> Judged:
+        """Each candidate read, with the game's memory where it has one, and which of them are dice."""
+        full, emb = self.classifier.model_outputs(img.bgr, c)
+        logits = self.classifier.merge(full)
+        if emb is None:
+            memory = None
+        if memory is not None and emb is not None:
+            logits = _with_memory(logits, memory, emb, self.classifier.temperature)
+            kind = memory.kind
+        if kind == "auto":
+            kind = choose_kind(logits, c.scores, c.sides)
+        p = kind_probs(logits, kind, self.classifier.temperature)
+        best_of = np.argmax(p, axis=1)
+        confs = confidence(p[np.arange(len(c)), best_of], c.scores, self.classifier.conf_model)
+        unlike = np.zeros(len(c), bool)
+        if (
+            self.rules.unlike
+            and memory is not None
+            and emb is not None
+            and memory.dice_throws() >= RECENT
+            and memory.trusted()
+        ):
+            unlike = memory.unlike(emb)
+            confs = np.where(unlike, confs * UNLIKE, confs)
+        dice_mask = is_die(p, self.classifier.max_background)
+        if self.rules.size_rule:
+            dice_mask &= ~off_size(c, confs, dice_mask)
+        if self.rules.echoes:
+            dice_mask &= ~echoes(c, best_of, dice_mask)
+        if memory is not None and memory.trusted():
+            # the game knows the size of its dice: unsure candidates of another size are kept only among the dropped
+            # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,
+            # a rule for every candidate 1.5 x off cost more real dice (touching, tilted) than it saved
+            dice_mask &= ~(memory.off_size(c.sides / max(img.bgr.shape[:2])) & (confs < DOUBT))
+        return Judged(memory, kind, full, p, best_of, confs, unlike, dice_mask)
+
+    def _split(self, img: Decoded, c: Candidates, looks: Looks, j: Judged) -> tuple[Candidates, np.ndarray] | None:
+        """The candidates with each die that a finer look sees as two dice lying apart (each smaller than its box,
+        their centres inside it and at least ``SPLIT_APART`` of a die's side apart) replaced by those two, and which
+        candidates are new; None where no die splits."""
+        long_side = max(img.bgr.shape[:2])
+        level = -(-round(self.detector.long_side * SPLIT_LOOK) // 32) * 32
+        if level > long_side or level in looks:
+            return None
+        # not kept among the looks: the weak candidates and the exemplar search of a throw still short after this
+        # go on from the looks of the pyramid, as they were measured
+        finer = self.detector.detect(img.bgr, self.classifier.det_threshold, level)
+        reported = np.nonzero(j.dice)[0]
+        if not len(finer) or not len(reported):
+            return None
+        # each candidate of the finer look belongs to the reported die nearest to it: a die found apart already is
+        # not a half of its neighbour's box
+        apart_from = finer.centres[:, None] - c.centres[reported][None]
+        nearest = reported[np.argmin(np.hypot(apart_from[..., 0], apart_from[..., 1]), axis=1)]
+        keep = np.ones(len(c), bool)
+        parts = []
+        for k in reported:
+            side = float(c.sides[k])
+            inside = np.all(np.abs(finer.centres - c.centres[k]) < 0.5 * side, axis=1) & (finer.sides < side)
+            idx = np.nonzero(inside & (nearest == k))[0]
+            if len(idx) < 2:
+                continue
+            two = idx[np.argsort(-finer.scores[idx])[:2]]
+            apart = float(np.hypot(*(finer.centres[two[0]] - finer.centres[two[1]])))
+            if apart < SPLIT_APART * float(finer.sides[two].max()):
+                continue
+            keep[k] = False
+            parts.append(finer.select(np.isin(np.arange(len(finer)), two)))
+        if not parts:
+            return None
+        old = c.select(keep)
+        joined = Candidates.joined(old, *parts)
+        new = np.arange(len(joined)) >= len(old)
+        return joined, new
 
     def _weak(self, img: Decoded, c: Candidates, looks: Looks, s: float | None) -> Candidates:
         """Candidates the detector was unsure of (``WEAK``), of side ``s`` px (the dice in play's, or the sure dice's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -254,3 +255,50 @@ def test_a_tiny_die_the_detector_was_unsure_of_is_there_for_the_count(monkeypatc
     fitted = fit_count(read, 5)
     assert sorted(d.face for d in fitted.dice) == [str(v) for v in values]
     assert [d.face for d in fitted.dice if d.assumed == ADDED] == ["6"]
+
+
+def _pair_as_one(reader: DiceReader, pair: list[tuple[float, float]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The normal look of ``reader``'s detector boxes the two dice at ``pair`` as one big die on the first, shifted
+    towards the second (two touching translucent dice in a rendered game, issue 59); its finer looks see them as they
+    are."""
+    real = reader.detector.detect
+    normal = reader.detector.long_side
+
+    def merged(bgr: np.ndarray, threshold: float = 0.25, long_side: int | None = None, looks: object = None) -> Any:
+        c = real(bgr, threshold, long_side, looks)  # type: ignore[arg-type]
+        if (long_side or normal) != normal:
+            return c
+        near = np.zeros(len(c), bool)
+        for centre in pair:
+            near |= np.hypot(*(c.centres - np.asarray(centre)).T) < 20
+        assert near.sum() == 2, "the normal look should find both dice of the pair"
+        a, b = np.asarray(pair, np.float32)
+        one = Candidates((a + 0.35 * (b - a))[None], np.array([1.5 * c.sides[near].max()], np.float32), c.scores[:1])
+        return Candidates.joined(c.select(~near), one)
+
+    monkeypatch.setattr(reader.detector, "detect", merged)
+
+
+def test_a_game_short_of_a_die_looks_finer_for_two_touching_dice_boxed_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = [2, 6, 3, 5, 4]
+    img = table(640, 480, seed=5)
+    spots = [(110.0, 150.0), (300.0, 120.0), (500.0, 170.0), (260.0, 340.0), (322.0, 340.0)]
+    for (cx, cy), value in zip(spots, values, strict=True):
+        draw_die(img, cx, cy, 58, value, 0.0)
+    reader, plain = DiceReader(), DiceReader(rules=Rules.without("split"))
+    # the game's memory: five throws of these dice confirmed as read (the pair seen apart then)
+    memory = reader.memory("pip")
+    first = reader.read_array(img, "pip")
+    assert sorted(d.value for d in first.dice) == sorted(values)
+    for throw in range(5):
+        reader.teach(memory, img, throw, [d.box for d in first.dice], [d.value - 1 for d in first.dice], [False] * 5)
+    assert memory.trusted() and memory.most() == 5
+    for r in (reader, plain):
+        _pair_as_one(r, spots[3:], monkeypatch)
+    assert len(reader.read_array(img, "pip").dice) == 4  # no game: the box as the net drew it
+    assert len(plain.read_array(img, "pip", memory).dice) == 4  # without the rule: a place to tap in
+    read = reader.read_array(img, "pip", memory)
+    assert sorted(d.value for d in read.dice) == sorted(values)
+    for (cx, cy), value in zip(spots[3:], values[3:], strict=True):
+        (die,) = [d for d in read.dice if abs((d.box[0] + d.box[2]) / 2 - cx) < 15]
+        assert die.value == value and abs((die.box[1] + die.box[3]) / 2 - cy) < 15
