@@ -9,9 +9,11 @@ A reader is a checkout (a folder, or a git revision unpacked under data/compare/
 folder and some of its rules switched off. Each runs in a worker process of its own checkout's ``vision`` package, so
 the reader of any earlier commit can be the base. Figures per set and reader: die precision, recall and F1 (faces
 matched per image as multisets), throws right as the server proposes them with the count the game knows
-(``vision/count.py``; each image a throw of as many dice as it has labels), dice flagged, precision of the dice not
-flagged, median ms; the phantom set's reported dice per photo (and unflagged ones); then ms for a 640x480 frame, a
-1080p frame and a 12-MP JPEG of a real photo of many dice, model load and the models' size. Under each set, the two
+(``vision/count.py``; each image a throw of as many dice as it has labels, and a reader that takes the count is told
+it, as the server tells it the count of a first throw; ``--no-count``: read as a photo outside a game), dice
+flagged, precision of the dice not flagged, median ms; the phantom set's reported dice per photo (and unflagged ones);
+then ms for a 640x480 frame, a 1080p frame and a 12-MP JPEG of a real photo of many dice, model load and the models'
+size. Under each set, the two
 readers image by image: photos the candidate reads with fewer and with more wrong dice, throws won and lost, each with
 an exact sign test (``paired``): a p of 0.5 says the set cannot tell the two apart.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import json
 import math
 import os
@@ -280,10 +283,10 @@ class Worker:
         answer: dict[str, Any] = json.loads(line)
         return answer
 
-    def read(self, path: Path, kind: str = "auto") -> tuple[Any, float]:
+    def read(self, path: Path, kind: str = "auto", count: int | None = None) -> tuple[Any, float]:
         from vision.reading import Reading
 
-        a = self.ask({"op": "read", "path": str(path), "kind": kind})
+        a = self.ask({"op": "read", "path": str(path), "kind": kind, "count": count})
         return Reading.from_json(a["reading"]), float(a["ms"])
 
     def close(self) -> None:
@@ -306,6 +309,8 @@ def worker_main(code: str, models: str, without: str) -> int:
             return rd.DiceReader(models, rules=rd.Rules.without(*names))
         return rd.DiceReader(models)
 
+    # readers before issue 59's eleventh session take no count
+    takes_count = "count" in inspect.signature(rd.DiceReader.read_bytes).parameters
     loads = []
     for _ in range(3):
         t0 = time.perf_counter()
@@ -318,7 +323,8 @@ def worker_main(code: str, models: str, without: str) -> int:
         else:
             data = Path(msg["path"]).read_bytes()
             t0 = time.perf_counter()
-            r = reader.read_bytes(data, kind=msg["kind"])
+            told = {"count": msg["count"]} if msg.get("count") is not None and takes_count else {}
+            r = reader.read_bytes(data, kind=msg["kind"], **told)
             ms = (time.perf_counter() - t0) * 1000
             js = dict(r.to_json())
             js["dropped"] = [d.to_json() for d in getattr(r, "dropped", ())]
@@ -342,7 +348,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for i, row in enumerate(rows):
             order = workers if i % 2 == 0 else workers[::-1]  # neither reader always reads a file first
             for w in order:
-                reading, ms = w.read(row.path, args.kind)
+                reading, ms = w.read(row.path, args.kind, None if args.no_count else len(row.faces))
                 scores[w.name].add(row, reading, ms)
         result["sets"][name] = {k: s.figures() for k, s in scores.items()}
         result["sets"][name]["paired"] = paired(scores["base"], scores["cand"])
@@ -422,6 +428,9 @@ def main() -> int:
     ap.add_argument("--phantoms", type=int, default=200, help="phantom photos, no dice in them (0: none)")
     ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
     ap.add_argument("--kind", choices=["auto", "pip", "poker"], default="auto")
+    ap.add_argument(
+        "--no-count", action="store_true", help="read as photos outside a game: no reader is told the throw's count"
+    )
     ap.add_argument("--repeats", type=int, default=9, help="reads of each speed image per reader")
     ap.add_argument("--json", action="store_true", help="the whole result as one JSON object at the end")
     args = ap.parse_args()

@@ -223,7 +223,7 @@ def play(reader: DiceReader, throws: list[Throw]) -> tuple[Play, Play]:
         order = [(static, None), (learning, memory)]
         for result, mem in order if n % 2 else order[::-1]:
             t0 = time.perf_counter()
-            reading = reader.read_array(bgr, throw.kind, mem)
+            reading = reader.read_array(bgr, throw.kind, mem, count=len(throw.faces))  # as the server tells it
             result.ms.append((time.perf_counter() - t0) * 1000)
             proposal = fit_count(reading, len(throw.faces))
             outcome = confirm(throw, proposal)

@@ -55,7 +55,7 @@ class Rules:
     exemplars: bool = True  # with a game's memory, a throw short of dice is searched for places like its dice
     faint: bool = True  # without a trusted memory, weak candidates of the sure dice' size are kept among the dropped
     echoes: bool = True  # a die inside a die much bigger read as the same face is not reported
-    split: bool = True  # with a game's memory, a throw short of dice looks finer for two touching dice boxed as one
+    split: bool = True  # a throw short of dice (its count, a game's memory) looks finer for touching dice boxed as one
 
     @classmethod
     def without(cls, *names: str) -> Rules:
@@ -100,20 +100,28 @@ class DiceReader:
         self.rules = rules or Rules()
         self.classifier.reread = self.rules.reread
 
-    def read_bytes(self, data: bytes, kind: str = "auto", memory: DiceMemory | None = None) -> Reading:
+    def read_bytes(
+        self, data: bytes, kind: str = "auto", memory: DiceMemory | None = None, count: int | None = None
+    ) -> Reading:
+        """``count``: the dice of the throw where the game knows it (the reading is not fitted to it, that is
+        ``vision.count``'s; a photo with fewer dice than that is looked at harder)."""
         t0 = time.perf_counter()
         _check_kind(kind)
-        return self._read(decode(data), kind, t0, memory)
+        _check_count(count)
+        return self._read(decode(data), kind, t0, memory, count)
 
-    def read_array(self, bgr: np.ndarray, kind: str = "auto", memory: DiceMemory | None = None) -> Reading:
+    def read_array(
+        self, bgr: np.ndarray, kind: str = "auto", memory: DiceMemory | None = None, count: int | None = None
+    ) -> Reading:
         t0 = time.perf_counter()
         _check_kind(kind)
+        _check_count(count)
         if not isinstance(bgr, np.ndarray) or bgr.dtype != np.uint8 or bgr.ndim != 3 or bgr.shape[2] != 3:
             raise ImageError("A frame must be a BGR uint8 array of shape (height, width, 3).")
         if min(bgr.shape[:2]) < 8:
             raise ImageError(f"The frame is too small ({bgr.shape[1]}x{bgr.shape[0]}).")
         h, w = bgr.shape[:2]
-        return self._read(Decoded(bgr, w, h, 1.0), kind, t0, memory)
+        return self._read(Decoded(bgr, w, h, 1.0), kind, t0, memory, count)
 
     def memory(self, kind: str) -> DiceMemory:
         """An empty memory of dice for this reader's classifier (``vision.memory``)."""
@@ -159,15 +167,20 @@ class DiceReader:
             c = c.select(np.sort(np.argsort(-c.scores)[:MAX_DICE]))
         return c
 
-    def _read(self, img: Decoded, kind: str, t0: float, memory: DiceMemory | None = None) -> Reading:
+    def _read(
+        self, img: Decoded, kind: str, t0: float, memory: DiceMemory | None = None, count: int | None = None
+    ) -> Reading:
         looks = Looks()
         c = self.candidates(img.bgr, looks)
         if memory is not None and (not len(memory) or kind not in ("auto", memory.kind)):
             memory = None  # nothing learned yet, or dice of another kind than asked for: read as the bundled reader
         j = self._judge(img, c, kind, memory)
-        if j.memory is not None and j.memory.trusted() and int(j.dice.sum()) < j.memory.most() and self.rules.split:
-            # fewer dice than a full throw of this game: one box may hold two touching dice (the net's normal look
-            # sees a pair of them as one die); a finer look tells them apart
+        found = int(j.dice.sum())
+        short = count is not None and found < count
+        short |= j.memory is not None and j.memory.trusted() and found < j.memory.most()
+        if short and self.rules.split:
+            # fewer dice than the throw's count, or than a full throw of this game: one box may hold two touching
+            # dice (the net's normal look sees a pair of them as one die); a finer look tells them apart
             halves = self._split(img, c, looks, j)
             if halves is not None:
                 c2, new = halves
@@ -433,6 +446,11 @@ def _dropped(
             out.append(Die(faces[int(best[k])], int(best[k]) + 1, float(confs[k]), box, True, kind))
     out.sort(key=lambda d: -d.confidence)
     return tuple(out)
+
+
+def _check_count(count: int | None) -> None:
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise ValueError(f"count must be a number of dice (0 or more) or None, not {count!r}.")
 
 
 def _check_kind(kind: str) -> None:

@@ -1140,7 +1140,8 @@ def upload_photo(game_id: str) -> Response:
         error: str | None = None
         try:
             source = data if prepared.for_reader is None else prepared.for_reader
-            read = photos.propose(photos.read_image(source, kind, game_memory(app, store, game_id)), count, on_table)
+            learned = game_memory(app, store, game_id)
+            read = photos.propose(photos.read_image(source, kind, learned, count), count, on_table)
             reading = photos.scale_reading(read, prepared.width, prepared.height)
         except ImportError:
             error = photos.READER_MISSING

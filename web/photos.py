@@ -196,12 +196,13 @@ def expected_count(state: JSON) -> tuple[int | None, int | None]:
     return (None, count) if rethrow else (count, None)
 
 
-def read_image(data: bytes | Image.Image, kind: str, memory: Any = None) -> JSON:
+def read_image(data: bytes | Image.Image, kind: str, memory: Any = None, count: int | None = None) -> JSON:
     """Run the dice reader (imported here, on the worker, so the server starts without vision's models) on the
     upload's bytes, or on a downscaled picture of a large image that the reader could only decode whole.
 
     The reading comes with ``dropped``, the candidates the reader did not report, for ``propose``. ``memory``: the
-    game's memory of its dice (vision.memory, web/lessons.py), None for the bundled reader alone.
+    game's memory of its dice (vision.memory, web/lessons.py), None for the bundled reader alone; ``count``: the
+    dice thrown, where the game knows it (the reader looks harder at a photo of fewer).
     """
     from vision.reader import get_reader
     from vision.reading import ImageError
@@ -211,9 +212,9 @@ def read_image(data: bytes | Image.Image, kind: str, memory: Any = None) -> JSON
             import numpy as np
 
             bgr = np.ascontiguousarray(np.asarray(data.convert("RGB"))[:, :, ::-1])
-            reading = get_reader().read_array(bgr, kind, memory)
+            reading = get_reader().read_array(bgr, kind, memory, count)
         else:
-            reading = get_reader().read_bytes(data, kind, memory)
+            reading = get_reader().read_bytes(data, kind, memory, count)
     except ImageError as exc:
         raise NotAnImage(str(exc)) from None
     result: JSON = reading.to_json()

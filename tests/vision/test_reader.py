@@ -179,6 +179,15 @@ def test_bad_frames_raise_image_error(reader: DiceReader, frame: np.ndarray) -> 
         reader.read_array(frame)
 
 
+@pytest.mark.parametrize("count", [-1, 2.0, "5", True])
+def test_a_count_that_is_no_number_of_dice_is_refused(reader: DiceReader, count: object) -> None:
+    img, _ = scene([1, 2], side=60, seed=1)
+    with pytest.raises(ValueError, match="count must be"):
+        reader.read_array(img, "pip", count=count)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="count must be"):
+        reader.read_bytes(bytes(cv2.imencode(".png", img)[1].tobytes()), "pip", count=count)  # type: ignore[arg-type]
+
+
 def test_unknown_kind_is_refused(reader: DiceReader) -> None:
     with pytest.raises(ValueError, match="kind"):
         reader.read_array(table(64, 64), kind="cards")
@@ -295,7 +304,10 @@ def test_a_game_short_of_a_die_looks_finer_for_two_touching_dice_boxed_as_one(mo
     assert memory.trusted() and memory.most() == 5
     for r in (reader, plain):
         _pair_as_one(r, spots[3:], monkeypatch)
-    assert len(reader.read_array(img, "pip").dice) == 4  # no game: the box as the net drew it
+    assert len(reader.read_array(img, "pip").dice) == 4  # no count, no game: the box as the net drew it
+    assert len(reader.read_array(img, "pip", count=4).dice) == 4  # as many dice as thrown: nothing to look for
+    told = reader.read_array(img, "pip", count=5)  # the game's count alone, before its memory knows the dice
+    assert sorted(d.value for d in told.dice) == sorted(values)
     assert len(plain.read_array(img, "pip", memory).dice) == 4  # without the rule: a place to tap in
     read = reader.read_array(img, "pip", memory)
     assert sorted(d.value for d in read.dice) == sorted(values)

@@ -518,7 +518,7 @@ def test_a_stuck_reader_never_holds_more_than_its_queue_and_uploads_still_answer
 ) -> None:
     """A reader that hangs: each upload answers after READ_TIMEOUT; beyond READ_QUEUE it answers at once."""
     release = threading.Event()
-    monkeypatch.setattr(photos, "read_image", lambda data, kind, memory=None: release.wait(30) and {})
+    monkeypatch.setattr(photos, "read_image", lambda data, kind, memory=None, count=None: release.wait(30) and {})
     app.config["READ_TIMEOUT"] = 0.2
     readers: photos.Readers = app.extensions["becher.readers"]
     limit = app.config["READ_QUEUE"]

@@ -105,9 +105,9 @@ def test_what_was_learned_survives_a_restart_and_the_next_photo_is_read_with_it(
         seen: list[Any] = []
         real = photos.read_image
 
-        def spy(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+        def spy(data: bytes, kind: str, memory: object = None, count: int | None = None) -> dict[str, Any]:
             seen.append(memory)
-            return real(data, kind, memory)
+            return real(data, kind, memory, count)
 
         monkeypatch.setattr(photos, "read_image", spy)
         answer = upload(device, game["id"], dice_photo(800, 600)).json
@@ -115,6 +115,25 @@ def test_what_was_learned_survives_a_restart_and_the_next_photo_is_read_with_it(
         assert seen and seen[0] is not None and len(seen[0]) == 5  # type: ignore[arg-type]
     finally:
         again.extensions["becher.shutdown"]()
+
+
+def test_the_reader_is_told_the_count_of_a_first_throw_not_of_a_rethrow(
+    client: Device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A photo of fewer dice than the throw's count is looked at harder (vision.reader, rule ``split``); in a rethrow
+    the photo may show the kept dice or not, so no count goes with it."""
+    counts: list[int | None] = []
+    real = photos.read_image
+
+    def spy(data: bytes, kind: str, memory: object = None, count: int | None = None) -> dict[str, Any]:
+        counts.append(count)
+        return real(data, kind, memory, count)
+
+    monkeypatch.setattr(photos, "read_image", spy)
+    game = client.create()
+    throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    upload(client, game["id"], dice_photo(800, 600))
+    assert counts == [5, None]
 
 
 def test_a_saved_dice_set_starts_another_game_and_goes_when_deleted(

@@ -509,7 +509,7 @@ def upload_photo(
     from PIL import Image
 
     answer = reading or {"kind": "pip", "dice": [], "width": 64, "height": 48, "ms": 1.0, "warnings": []}
-    monkeypatch.setattr("web.photos.read_image", lambda data, kind, memory=None: answer)
+    monkeypatch.setattr("web.photos.read_image", lambda data, kind, memory=None, count=None: answer)
     buf = io.BytesIO()
     Image.new("RGB", (answer["width"], answer["height"]), (20, 90, 60)).save(buf, "JPEG")
     r = client.post(
@@ -836,7 +836,7 @@ def test_the_photo_page_draws_the_reading_and_says_what_was_entered(
     boxes = [(10, 20, 110, 120), (150, 20, 250, 120), (290, 20, 390, 120), (430, 20, 530, 120), (570, 20, 670, 120)]
     faces = ["3", "3", "5", "2", "6"]
 
-    def reading(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+    def reading(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
         dice = [
             {"face": f, "value": int(f), "confidence": 0.4 if i == 2 else 0.99, "box": list(b), "uncertain": i == 2}
             for i, (f, b) in enumerate(zip(faces, boxes, strict=True))

@@ -212,7 +212,7 @@ def test_a_slow_read_blocks_no_other_request_and_arrives_later(
     gate = threading.Event()
     started = threading.Event()
 
-    def slow_read(data: bytes, kind: str, memory: object = None) -> dict[str, object]:
+    def slow_read(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, object]:
         started.set()
         gate.wait(30)
         return {"kind": "pip", "dice": [], "width": 800, "height": 600, "ms": 1.0, "warnings": []}
@@ -245,7 +245,7 @@ def test_upload_answers_without_reading_when_the_read_takes_too_long(
 ) -> None:
     gate = threading.Event()
 
-    def slow_read(data: bytes, kind: str, memory: object = None) -> dict[str, object]:
+    def slow_read(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, object]:
         gate.wait(30)
         return {"kind": "pip", "dice": [], "width": 400, "height": 300, "ms": 1.0, "warnings": []}
 
@@ -265,7 +265,7 @@ def test_upload_answers_without_reading_when_the_read_takes_too_long(
 
 
 def test_reader_refusal_is_415_and_keeps_no_photo(client: Device, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(data: bytes, kind: str, memory: object = None) -> dict[str, object]:
+    def refuse(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, object]:
         raise photos.NotAnImage("The image is too small to show dice; take the photo closer.")
 
     monkeypatch.setattr(photos, "read_image", refuse)
@@ -378,7 +378,7 @@ def test_a_huge_jpeg_is_decoded_reduced_and_a_huge_png_is_read_from_its_downscal
     assert photos.prepare(out.getvalue(), 1600).decoded == (2000, 1500)  # libjpeg's 1/4 scale, never 48 MP
     seen: list[Any] = []
 
-    def spy(data: Any, kind: str, memory: object = None) -> dict[str, object]:
+    def spy(data: Any, kind: str, memory: object = None, count: object = None) -> dict[str, object]:
         seen.append(data)
         size = data.size if isinstance(data, Image.Image) else Image.open(io.BytesIO(data)).size
         return {"kind": "pip", "dice": [], "width": size[0], "height": size[1], "ms": 1.0, "warnings": []}

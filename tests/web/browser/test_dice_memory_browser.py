@@ -45,7 +45,7 @@ def row_photo() -> bytes:
     return out.getvalue()
 
 
-def row_reading(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+def row_reading(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
     from PIL import Image
 
     width, height = Image.open(io.BytesIO(data)).size

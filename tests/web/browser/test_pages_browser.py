@@ -36,7 +36,7 @@ def dice_photo() -> bytes:
     return out.getvalue()
 
 
-def fixed_reading(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+def fixed_reading(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
     """What the dice reader reports for ``dice_photo``: five dice, the middle one uncertain (5, maybe a 4)."""
     from PIL import Image
 
@@ -119,7 +119,7 @@ def test_labels_of_touching_small_dice_do_not_cover_each_other(
     # lie on the die above it or on its neighbour's label
     small = [(300, 700), (330, 700), (300, 730), (330, 730), (1700, 800), (1700, 830)]
 
-    def reading(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+    def reading(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
         dice = [
             {"face": str(1 + i % 6), "value": 1 + i % 6, "confidence": 0.95, "box": [x, y, x + 30, y + 30]}
             for i, (x, y) in enumerate(small)
@@ -480,7 +480,7 @@ def test_a_photo_with_more_dice_than_the_throw_enters_the_surest(
     # Six dice read for a throw of five: a flagged one on the left (a key read as a 1) must not take a place that a
     # sure die needs, whatever its place in the photo. The server leaves it out (it knows five dice were thrown) and
     # says so; the page draws it dotted, in no place.
-    def six(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+    def six(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
         reading = fixed_reading(data, kind)
         for d in reading["dice"]:
             d["uncertain"], d["confidence"] = False, 0.98
@@ -512,7 +512,7 @@ def test_a_photo_for_a_rethrow_is_read_as_the_dice_thrown_and_a_missing_die_wait
     # Anna keeps three dice and photographs the two she threw again, but the reader found only one of them: the
     # phone asks for a throw of two (docs/api.md, ?count=), the one die found takes the first free place, the other
     # stays empty with the words to tap it in.
-    def one(data: bytes, kind: str, memory: object = None) -> dict[str, Any]:
+    def one(data: bytes, kind: str, memory: object = None, count: object = None) -> dict[str, Any]:
         reading = fixed_reading(data, kind)
         reading["dice"] = reading["dice"][4:]
         return reading
