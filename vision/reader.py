@@ -258,9 +258,10 @@ class DiceReader:
         return Judged(memory, kind, full, p, best_of, confs, unlike, dice_mask)
 
     def _split(self, img: Decoded, c: Candidates, looks: Looks, j: Judged) -> tuple[Candidates, np.ndarray] | None:
-        """The candidates with each die that a finer look sees as two dice lying apart (each smaller than its box,
+        """The candidates with each one that a finer look sees as two dice lying apart (each smaller than its box,
         their centres inside it and at least ``SPLIT_APART`` of a die's side apart) replaced by those two, and which
-        candidates are new; None where no die splits."""
+        candidates are new; None where none splits. A candidate not reported splits too: a box over two steel dice
+        touching, read as neither (issue 59, the rendered game pip-steel)."""
         long_side = max(img.bgr.shape[:2])
         level = -(-round(self.detector.long_side * SPLIT_LOOK) // 32) * 32
         if level > long_side or level in looks:
@@ -268,16 +269,15 @@ class DiceReader:
         # not kept among the looks: the weak candidates and the exemplar search of a throw still short after this
         # go on from the looks of the pyramid, as they were measured
         finer = self.detector.detect(img.bgr, self.classifier.det_threshold, level)
-        reported = np.nonzero(j.dice)[0]
-        if not len(finer) or not len(reported):
+        if not len(finer) or not len(c):
             return None
-        # each candidate of the finer look belongs to the reported die nearest to it: a die found apart already is
-        # not a half of its neighbour's box
-        apart_from = finer.centres[:, None] - c.centres[reported][None]
-        nearest = reported[np.argmin(np.hypot(apart_from[..., 0], apart_from[..., 1]), axis=1)]
+        # each candidate of the finer look belongs to the candidate nearest to it: a die found apart already is not a
+        # half of its neighbour's box
+        apart_from = finer.centres[:, None] - c.centres[None]
+        nearest = np.argmin(np.hypot(apart_from[..., 0], apart_from[..., 1]), axis=1)
         keep = np.ones(len(c), bool)
         parts = []
-        for k in reported:
+        for k in range(len(c)):
             side = float(c.sides[k])
             inside = np.all(np.abs(finer.centres - c.centres[k]) < 0.5 * side, axis=1) & (finer.sides < side)
             idx = np.nonzero(inside & (nearest == k))[0]
