@@ -342,7 +342,12 @@ class DiceReader:
         (``_alike``), read once and with the memory. ``dice``: the candidates reported, ``sure`` those of them
         surely read."""
         side = memory.side()
-        weak = self._weak(img, c, looks, None if side is None else side * max(img.bgr.shape[:2]))
+        s = None if side is None else side * max(img.bgr.shape[:2])
+        if s is None and int((dice & sure).sum()) >= FAINT_SURE:
+            # dice of a game whose sizes spread too far to set one (steel dice, tilted): this photo's sure dice's, as
+            # a photo without a game's memory is looked at (``_faint``)
+            s = float(np.median(c.sides[dice & sure]))
+        weak = self._weak(img, c, looks, s)
         if self.rules.exemplars:
             weak = Candidates.joined(weak, self._alike(img, c, weak, looks, memory, dice, sure))
         return self._read_once(img, weak, kind, dropped, memory)

@@ -314,3 +314,25 @@ def test_a_game_short_of_a_die_looks_finer_for_two_touching_dice_boxed_as_one(mo
     for (cx, cy), value in zip(spots[3:], values[3:], strict=True):
         (die,) = [d for d in read.dice if abs((d.box[0] + d.box[2]) / 2 - cx) < 15]
         assert die.value == value and abs((die.box[1] + die.box[3]) / 2 - cy) < 15
+
+
+def test_a_game_whose_dice_sizes_spread_still_looks_for_a_faint_die_of_this_photos_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # steel dice tilted every way (issue 59, the rendered game pip-steel): the memory trusts its faces but sets no
+    # size of the dice in play; a die the detector was unsure of is looked for at the size of this photo's sure dice
+    reader = DiceReader(rules=Rules.without("exemplars"))
+    memory = reader.memory("pip")
+    for throw in range(5):  # five throws of these dice, confirmed as read
+        img, _ = scene([1, 2, 3, 4, 5], side=70, seed=10 + throw)
+        read = reader.read_array(img, "pip")
+        assert sorted(d.value for d in read.dice) == [1, 2, 3, 4, 5]
+        reader.teach(memory, img, throw, [d.box for d in read.dice], [d.value - 1 for d in read.dice], [False] * 5)
+    assert memory.trusted() and memory.side() is not None
+    img, centres = scene([1, 2, 3, 4, 5], side=70, seed=3)
+    monkeypatch.setattr(memory, "side", lambda *args: None)
+    _dimmed(reader, centres[2], 70, monkeypatch)
+    read = reader.read_array(img, "pip", memory)
+    assert sorted(d.face for d in read.dice) == ["1", "2", "4", "5"]
+    added = [d for d in fit_count(read, 5).dice if d.assumed == ADDED]
+    assert [d.face for d in added] == ["3"]
