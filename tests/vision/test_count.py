@@ -63,6 +63,16 @@ def test_a_die_far_from_the_cluster_goes_before_a_less_sure_one_in_it() -> None:
     assert scores[-1] < min(scores[:-1])
 
 
+def test_a_die_thrown_a_little_apart_stays_before_an_unsure_one_in_the_row() -> None:
+    # dice across a table lie in groups: a sure die three dice' widths from the row is a die of the throw
+    dice = row([2, 3, 4, 5])
+    apart = die(560, 6, conf=0.95, y=300)
+    unsure = die(100, 1, conf=0.6, y=160)
+    fitted = fit_count(reading([*dice, apart, unsure]), 5)
+    assert fitted.extra == (unsure,)
+    assert set(fitted.dice) == {*dice, apart}
+
+
 def test_of_two_dice_too_close_to_lie_flat_the_less_sure_goes_first() -> None:
     # a tilted die read twice, its top face surely and a side face beside it almost as surely (issue 59, the rendered
     # game poker-de-green): without the rule the least sure real die went instead
