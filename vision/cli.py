@@ -67,7 +67,7 @@ def read_command(args: argparse.Namespace) -> int:
         try:
             with open(path, "rb") as fh:
                 data = fh.read()
-            reading = reader.read_bytes(data, kind=args.kind)
+            reading = reader.read_bytes(data, kind=args.kind, count=count)  # as the server reads a throw
             if count is not None:
                 reading = fit_count(reading, count, on_table)
         except (OSError, ImageError) as exc:
