@@ -211,7 +211,8 @@ class DiceReader:
             # fewer dice than a full throw of this game: look for the missing where the detector was unsure
             dropped = self._where_dice_are(img, c, looks, memory, kind, dropped, dice_mask, confs >= DOUBT)
         elif self.rules.faint and (memory is None or not memory.trusted()):
-            dropped = self._faint(img, c, looks, kind, dropped, dice_mask & (confs >= DOUBT))
+            short = count is not None and int(dice_mask.sum()) < count
+            dropped = self._faint(img, c, looks, kind, dropped, dice_mask, confs >= DOUBT, short)
         warnings = _warnings(img.bgr)
         ms = (time.perf_counter() - t0) * 1000.0
         side = None
@@ -318,13 +319,25 @@ class DiceReader:
         return weak.select(np.sort(np.argsort(-weak.scores)[:WEAK_MAX]))
 
     def _faint(
-        self, img: Decoded, c: Candidates, looks: Looks, kind: str, dropped: tuple[Die, ...], sure: np.ndarray
+        self,
+        img: Decoded,
+        c: Candidates,
+        looks: Looks,
+        kind: str,
+        dropped: tuple[Die, ...],
+        dice: np.ndarray,
+        surely: np.ndarray,
+        short: bool = False,
     ) -> tuple[Die, ...]:
         """``dropped`` with the weak candidates of the size of this photo's sure dice (``_weak``), read once: without
-        a game's memory, the count's only way to a die the detector was unsure of (a steel die on a check cloth)."""
+        a game's memory, the count's only way to a die the detector was unsure of (a steel die on a check cloth).
+        ``short``: fewer dice than the throw's count; the places most like this photo's sure dice join them."""
+        sure = dice & surely
         if int(sure.sum()) < FAINT_SURE:
             return dropped
         weak = self._weak(img, c, looks, float(np.median(c.sides[sure])))
+        if short and self.rules.exemplars:
+            weak = Candidates.joined(weak, self._alike(img, c, weak, looks, None, dice, surely))
         return self._read_once(img, weak, kind, dropped)
 
     def _where_dice_are(
@@ -373,24 +386,25 @@ class DiceReader:
         c: Candidates,
         weak: Candidates,
         looks: Looks,
-        memory: DiceMemory,
+        memory: DiceMemory | None,
         dice: np.ndarray,
         sure: np.ndarray,
     ) -> Candidates:
-        """Places like the game's dice (its exemplars, and the sure dice of this photo) at the size of the dice in
-        play (or of the sure dice here), scored below any the detector had; not on a die reported nor on another
-        candidate of that size. A candidate far off it does not hide its place: measured on rendered games, the
-        missing die often lies under a box straddling it and a neighbour, which the count cannot take."""
+        """Places like the game's dice (its exemplars, and the sure dice of this photo; without a memory these alone)
+        at the size of the dice in play (or of the sure dice here), scored below any the detector had; not on a die
+        reported nor on another candidate of that size. A candidate far off it does not hide its place: measured on
+        rendered games, the missing die often lies under a box straddling it and a neighbour, which the count cannot
+        take."""
         bgr = img.bgr
         found = c.select(dice & sure)
-        side = memory.side()
+        side = memory.side() if memory is not None else None
         s = side * max(bgr.shape[:2]) if side is not None else None
         if s is None and len(found) >= 2:
             s = float(np.median(found.sides))
         if s is None:
             return Candidates.empty()
         here = patches(bgr, found.centres[:HERE], found.sides[:HERE])
-        kept = memory.exemplars if memory.exemplars.shape[1:] == here.shape[1:] else here[:0]
+        kept = memory.exemplars if memory is not None and memory.exemplars.shape[1:] == here.shape[1:] else here[:0]
         exemplars = np.concatenate([kept, here])
         # a candidate near the dice' size (the count's tolerance) hides its place from the search
         avoid = [

@@ -336,3 +336,28 @@ def test_a_game_whose_dice_sizes_spread_still_looks_for_a_faint_die_of_this_phot
     assert sorted(d.face for d in read.dice) == ["1", "2", "4", "5"]
     added = [d for d in fit_count(read, 5).dice if d.assumed == ADDED]
     assert [d.face for d in added] == ["3"]
+
+
+def test_a_throw_short_of_its_count_is_searched_for_places_like_its_sure_dice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a die the detector does not see at any look or score (issue 59: a marbled die, a glittering one): before the
+    # game's memory knows the dice, the count alone says one is missing, and the photo's own sure dice are the
+    # exemplars to look for
+    img, centres = scene([1, 2, 3, 4, 5], side=70, seed=3)
+    reader = DiceReader()
+    real = reader.detector.postprocess
+
+    def blind(maps: np.ndarray, f: float, shape: tuple[int, int], threshold: float) -> Candidates:
+        c = real(maps, f, shape, threshold)
+        return c.select(np.hypot(*(c.centres - np.asarray(centres[3])).T) > 35)
+
+    monkeypatch.setattr(reader.detector, "postprocess", blind)
+    plain = reader.read_array(img, "pip")
+    assert sorted(d.face for d in plain.dice) == ["1", "2", "3", "5"]
+    assert fit_count(plain, 5).missing == 1  # without the count the reader had no reason to look
+    told = fit_count(reader.read_array(img, "pip", count=5), 5)
+    added = [d for d in told.dice if d.assumed == ADDED]
+    assert [d.face for d in added] == ["4"] and told.missing == 0
+    x0, y0, x1, y1 = added[0].box
+    assert np.hypot((x0 + x1) / 2 - centres[3][0], (y0 + y1) / 2 - centres[3][1]) < 0.3 * 70
