@@ -36,8 +36,9 @@ UNLIKE = 0.5
 # correlation: below every candidate the detector itself was unsure of, for the net did not see a die there
 EXEMPLAR_SCORE = WEAK
 FAINT_SURE = 2  # sure dice (DOUBT) a photo needs for its weak candidates of their size to be read (``_faint``)
-# a throw of a game short of dice is looked at again this much finer than the normal look, for touching dice boxed
-# as one there (the net sees two dice of 35 px lying corner to corner as one die; at 1.5 x they lie apart)
+# a photo short of dice (fewer than the throw's count, or than a full throw of the game) is looked at again this much
+# finer than the normal look, for touching dice boxed as one there (the net sees two dice of 33 px lying corner to
+# corner as one die; at 1.5 x, 50 px, as two)
 SPLIT_LOOK = 1.5
 SPLIT_APART = 0.5  # of the larger half's side: two dice touching corner to corner (0.6: learning_bench 2 throws less)
 HERE = 4  # the sure dice of the photo itself taken as exemplars besides the game's, at most
