@@ -611,6 +611,25 @@ def test_the_teacher_reads_training_crops_with_the_bundled_pair() -> None:
     assert (wider(np.zeros((1, 3, 64, 64), np.float32))[0, -2:] < z[0].min() - 20).all()
 
 
+def test_a_grey_partner_reads_colour_crops_as_the_joined_file_does(tmp_path: Path) -> None:
+    # --cls-partner: the colour member learns from the logits the pair will read, 0.4 x the grey member's + 0.6 x its
+    # own; the grey member, read on the colour net's crops, gives exactly its share of the bundled float pair
+    pytest.importorskip("torch")
+    import onnx
+
+    from vision.train.classifier import Teacher
+    from vision.train.ensemble import part
+
+    pair = onnx.load(str(FLOAT / "dice-faces.onnx"))
+    for which in ("grey", "colour"):
+        onnx.save(part(pair, which), str(tmp_path / f"{which}.onnx"))
+    grey, colour = (Teacher(tmp_path / f"{w}.onnx", len(CLASS_NAMES)) for w in ("grey", "colour"))
+    joined = Teacher(FLOAT / "dice-faces.onnx", len(CLASS_NAMES))
+    assert grey.channels == 1 and colour.channels == 3
+    x = np.random.default_rng(0).normal(size=(4, 3, 64, 64)).astype(np.float32)
+    np.testing.assert_allclose(0.4 * grey(x) + 0.6 * colour(x), joined(x), rtol=1e-4, atol=1e-3)
+
+
 def test_the_calibration_keeps_a_pinned_cut_on_background(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     import shutil

@@ -370,6 +370,16 @@ def main() -> None:
         "learns too, where it reads the label's face (distillation; None: labels alone)",
     )
     ap.add_argument("--distill", type=float, default=0.5, help="the teacher's share of the classifier's loss")
+    ap.add_argument(
+        "--cls-partner",
+        type=Path,
+        default=None,
+        help="an ONNX classifier this one will be joined with (the grey member): the loss is taken of the joined "
+        "logits, as vision.train.ensemble joins them (None: of this classifier's own)",
+    )
+    ap.add_argument(
+        "--partner-share", type=float, default=0.4, help="the partner's share of the joined logits (ensemble: 1 - W)"
+    )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     ap.add_argument(
         "--bodies",
@@ -450,7 +460,8 @@ def run_args(args: argparse.Namespace, defaults: argparse.Namespace) -> argparse
         saved.setdefault("synth_seed", 1)  # and on the scenes it started on (before stop 34)
         saved["scenes"] = [Path(p) for p in saved.get("scenes", [])]  # and with no Blender scenes (before stop 38)
         for k, v in saved.items():
-            setattr(args, k, Path(v) if k in ("out", "cls_init", "det_init", "cls_teacher") and v is not None else v)
+            paths = ("out", "cls_init", "det_init", "cls_teacher", "cls_partner")
+            setattr(args, k, Path(v) if k in paths and v is not None else v)
         return args
     if stored.is_file() and any(folder.glob("*.pt")) and not (folder / RUN_DONE).is_file():
         raise state.StateError(
@@ -683,6 +694,8 @@ def run(args: argparse.Namespace) -> None:
             pretrained=not args.no_pretrained,
             teacher=args.cls_teacher,
             distill=args.distill,
+            partner=args.cls_partner,
+            partner_share=args.partner_share,
         )
         export_classifier(net, args.out / CLASSIFIER_FILE, args)
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})

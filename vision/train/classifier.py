@@ -284,13 +284,17 @@ def train(
     pretrained: bool = True,
     teacher: Path | None = None,
     distill: float = 0.5,
+    partner: Path | None = None,
+    partner_share: float = 0.4,
 ) -> nn.Module:
     """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
     per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey for ``small`` and
     colour for ``lite0``); ``phase``: where to checkpoint and resume from (``Stopped`` at its ``stop_after``);
     ``val``: crops and labels whose accuracy the progress lines show; ``teacher``: an ONNX classifier (the bundled
     pair) whose softened logits the net also learns, ``distill`` of the loss, where the teacher reads the label's
-    face (``distilled_loss``)."""
+    face (``distilled_loss``); ``partner``: the ONNX classifier this net will be joined with (the grey member), whose
+    logits count ``partner_share`` in the logits the loss is taken of, as the joined file reads
+    (``vision.train.ensemble``): the net learns what the pair gets wrong, not what the partner already reads."""
     torch.manual_seed(seed)
     net = build(arch, width, channels, init, blocks, pretrained)
     net.to(device)
@@ -305,10 +309,16 @@ def train(
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[lr * boost, lr], total_steps=steps, pct_start=0.15)
 
     teach = Teacher(teacher, net_classes=len(CLASS_NAMES)) if teacher is not None else None
+    joined = Teacher(partner, net_classes=len(CLASS_NAMES)) if partner is not None else None
+    if not 0.0 < partner_share < 1.0:
+        raise ValueError(f"the partner's share of the joined logits is between 0 and 1, not {partner_share}.")
 
     def step(xy: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, float]:
         x, y = xy[0].to(device, non_blocking=True), xy[1].to(device, non_blocking=True)
         logits = net(x)
+        if joined is not None:
+            other = torch.from_numpy(joined(xy[0].numpy())).to(device)
+            logits = (1.0 - partner_share) * logits + partner_share * other
         acc = float((logits.argmax(1) == y).float().mean())
         if teach is None:
             return F.cross_entropy(logits, y, label_smoothing=0.05), acc
@@ -357,7 +367,10 @@ class Teacher:
         self.channels = int(self.sess.get_inputs()[0].shape[1])
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Logits over the net's classes; a class the teacher lacks gets a logit far below the rest."""
+        """Logits over the net's classes; a class the teacher lacks gets a logit far below the rest. A grey file
+        reads a colour net's crops as their luma-weighted sum, which is its own input exactly (``to_input``)."""
+        if self.channels == 1 and x.shape[1] == 3:
+            x = np.einsum("c,nchw->nhw", GREY, x)[:, None]
         if x.shape[1] != self.channels:
             raise ValueError(f"the teacher reads {self.channels}-channel crops, the net {x.shape[1]}.")
         z = np.asarray(self.sess.run(None, {self.input: np.ascontiguousarray(x, np.float32)})[0], np.float32)
