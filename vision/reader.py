@@ -76,11 +76,16 @@ class Judged:
     memory: DiceMemory | None
     kind: str
     full: np.ndarray
+    emb: np.ndarray | None
     p: np.ndarray
     best_of: np.ndarray
     confs: np.ndarray
     unlike: np.ndarray
     dice: np.ndarray
+
+    def outputs_of(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The model's outputs (logits, embeddings) of the candidates ``keep`` selects."""
+        return self.full[keep], None if self.emb is None else self.emb[keep]
 
 
 class DiceReader:
@@ -184,8 +189,9 @@ class DiceReader:
             # dice (the net's normal look sees a pair of them as one die); a finer look tells them apart
             halves = self._split(img, c, looks, j)
             if halves is not None:
-                c2, new = halves
-                j2 = self._judge(img, c2, j.kind, j.memory)
+                c2, keep = halves  # the candidates kept first, then the halves
+                new = np.arange(len(c2)) >= int(keep.sum())
+                j2 = self._judge(img, c2, j.kind, j.memory, j.outputs_of(keep))
                 if j2.dice[new].all():
                     c, j = c2, j2
         memory, kind, full, p, best_of, confs, unlike = j.memory, j.kind, j.full, j.p, j.best_of, j.confs, j.unlike
@@ -223,9 +229,24 @@ class DiceReader:
         played = None if side is None else side * max(img.width, img.height)
         return Reading(kind, tuple(dice), img.width, img.height, ms, warnings, dropped, played_side=played)
 
-    def _judge(self, img: Decoded, c: Candidates, kind: str, memory: DiceMemory | None) -> Judged:
-        """Each candidate read, with the game's memory where it has one, and which of them are dice."""
-        full, emb = self.classifier.model_outputs(img.bgr, c)
+    def _judge(
+        self,
+        img: Decoded,
+        c: Candidates,
+        kind: str,
+        memory: DiceMemory | None,
+        known: tuple[np.ndarray, np.ndarray | None] | None = None,
+    ) -> Judged:
+        """Each candidate read, with the game's memory where it has one, and which of them are dice. ``known``: the
+        model's outputs for the first candidates, read already (a crop reads the same in any batch); the rest are
+        read here."""
+        if known is None:
+            full, emb = self.classifier.model_outputs(img.bgr, c)
+        else:
+            rest = c.select(np.arange(len(c)) >= len(known[0]))
+            full, emb = self.classifier.model_outputs(img.bgr, rest)
+            full = np.concatenate([known[0], full])
+            emb = None if emb is None or known[1] is None else np.concatenate([known[1], emb])
         logits = self.classifier.merge(full)
         if emb is None:
             memory = None
@@ -257,13 +278,13 @@ class DiceReader:
             # (a throw short of dice takes them back, vision/count.py). Not the sure ones: measured on rendered games,
             # a rule for every candidate 1.5 x off cost more real dice (touching, tilted) than it saved
             dice_mask &= ~(memory.off_size(c.sides / max(img.bgr.shape[:2])) & (confs < DOUBT))
-        return Judged(memory, kind, full, p, best_of, confs, unlike, dice_mask)
+        return Judged(memory, kind, full, emb, p, best_of, confs, unlike, dice_mask)
 
     def _split(self, img: Decoded, c: Candidates, looks: Looks, j: Judged) -> tuple[Candidates, np.ndarray] | None:
         """The candidates with each one that a finer look sees as two dice lying apart (each smaller than its box,
-        their centres inside it and at least ``SPLIT_APART`` of a die's side apart) replaced by those two, and which
-        candidates are new; None where none splits. A candidate not reported splits too: a box over two steel dice
-        touching, read as neither (issue 59, the rendered game pip-steel)."""
+        their centres inside it and at least ``SPLIT_APART`` of a die's side apart) replaced by those two (the kept
+        candidates first, then the new), and which candidates of ``c`` are kept; None where none splits. A candidate
+        not reported splits too: a box over two steel dice touching, read as neither (issue 59, pip-steel)."""
         long_side = max(img.bgr.shape[:2])
         level = -(-round(self.detector.long_side * SPLIT_LOOK) // 32) * 32
         if level > long_side or level in looks:
@@ -278,7 +299,7 @@ class DiceReader:
         apart_from = finer.centres[:, None] - c.centres[None]
         nearest = np.argmin(np.hypot(apart_from[..., 0], apart_from[..., 1]), axis=1)
         keep = np.ones(len(c), bool)
-        parts = []
+        halves = np.zeros(len(finer), bool)
         for k in range(len(c)):
             side = float(c.sides[k])
             inside = np.all(np.abs(finer.centres - c.centres[k]) < 0.5 * side, axis=1) & (finer.sides < side)
@@ -290,13 +311,10 @@ class DiceReader:
             if apart < SPLIT_APART * float(finer.sides[two].max()):
                 continue
             keep[k] = False
-            parts.append(finer.select(np.isin(np.arange(len(finer)), two)))
-        if not parts:
+            halves[two] = True
+        if not halves.any():
             return None
-        old = c.select(keep)
-        joined = Candidates.joined(old, *parts)
-        new = np.arange(len(joined)) >= len(old)
-        return joined, new
+        return Candidates.joined(c.select(keep), finer.select(halves)), keep
 
     def _weak(self, img: Decoded, c: Candidates, looks: Looks, s: float | None) -> Candidates:
         """Candidates the detector was unsure of (``WEAK``), of side ``s`` px (the dice in play's, or the sure dice's
@@ -333,10 +351,10 @@ class DiceReader:
         """``dropped`` with the weak candidates of the size of this photo's sure dice (``_weak``), read once: without
         a game's memory, the count's only way to a die the detector was unsure of (a steel die on a check cloth).
         ``short``: fewer dice than the throw's count; the places most like this photo's sure dice join them."""
-        sure = dice & surely
-        if int(sure.sum()) < FAINT_SURE:
+        side = _sure_side(c, dice & surely)
+        if side is None:
             return dropped
-        weak = self._weak(img, c, looks, float(np.median(c.sides[sure])))
+        weak = self._weak(img, c, looks, side)
         if short and self.rules.exemplars:
             weak = Candidates.joined(weak, self._alike(img, c, weak, looks, None, dice, surely))
         return self._read_once(img, weak, kind, dropped)
@@ -356,11 +374,9 @@ class DiceReader:
         (``_alike``), read once and with the memory. ``dice``: the candidates reported, ``sure`` those of them
         surely read."""
         side = memory.side()
-        s = None if side is None else side * max(img.bgr.shape[:2])
-        if s is None and int((dice & sure).sum()) >= FAINT_SURE:
-            # dice of a game whose sizes spread too far to set one (steel dice, tilted): this photo's sure dice's, as
-            # a photo without a game's memory is looked at (``_faint``)
-            s = float(np.median(c.sides[dice & sure]))
+        # a game whose dice sizes spread too far to set one (steel dice, tilted): this photo's sure dice's, as a photo
+        # without a game's memory is looked at (``_faint``)
+        s = _sure_side(c, dice & sure) if side is None else side * max(img.bgr.shape[:2])
         weak = self._weak(img, c, looks, s)
         if self.rules.exemplars:
             weak = Candidates.joined(weak, self._alike(img, c, weak, looks, memory, dice, sure))
@@ -399,9 +415,7 @@ class DiceReader:
         bgr = img.bgr
         found = c.select(dice & sure)
         side = memory.side() if memory is not None else None
-        s = side * max(bgr.shape[:2]) if side is not None else None
-        if s is None and len(found) >= 2:
-            s = float(np.median(found.sides))
+        s = side * max(bgr.shape[:2]) if side is not None else _sure_side(c, dice & sure)
         if s is None:
             return Candidates.empty()
         here = patches(bgr, found.centres[:HERE], found.sides[:HERE])
@@ -466,6 +480,11 @@ def _dropped(
             out.append(Die(faces[int(best[k])], int(best[k]) + 1, float(confs[k]), box, True, kind))
     out.sort(key=lambda d: -d.confidence)
     return tuple(out)
+
+
+def _sure_side(c: Candidates, sure: np.ndarray) -> float | None:
+    """The median side of this photo's sure dice, None where they are fewer than ``FAINT_SURE``."""
+    return float(np.median(c.sides[sure])) if int(sure.sum()) >= FAINT_SURE else None
 
 
 def _check_count(count: int | None) -> None:
