@@ -13,9 +13,8 @@ matched per image as multisets), throws right as the server proposes them with t
 it, as the server tells it the count of a first throw; ``--no-count``: read as a photo outside a game), dice
 flagged, precision of the dice not flagged, median ms; the phantom set's reported dice per photo (and unflagged ones);
 then ms for a 640x480 frame, a 1080p frame and a 12-MP JPEG of a real photo of many dice, model load and the models'
-size. Under each set, the two
-readers image by image: photos the candidate reads with fewer and with more wrong dice, throws won and lost, each with
-an exact sign test (``paired``): a p of 0.5 says the set cannot tell the two apart.
+size. Under each set, the two readers image by image: photos the candidate reads with fewer and with more wrong dice,
+throws won and lost, each with an exact sign test (``paired``): a p of 0.5 says the set cannot tell the two apart.
 
 The rule of issue 51: a change that lowers any unseen set's F1 by more than half a point, raises the phantoms, or
 costs more than 10 % time is not kept, whatever it gains elsewhere. The last lines say whether the candidate passes.
@@ -73,8 +72,7 @@ class Score:
     phantoms_sure: int = 0
     ms: list[float] = field(default_factory=list)
     errors: list[int] = field(default_factory=list)  # per image: dice missed or misread, plus dice reported too many
-    throws: list[bool] = field(default_factory=list)  # per image with dice: proposed with the count the game knows,
-    # entirely right
+    throws: list[bool] = field(default_factory=list)  # per image with dice: proposed with its count, entirely right
 
     def add(self, row: Row, reading: Any, ms: float) -> None:
         from vision.count import fit_count

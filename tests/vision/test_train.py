@@ -649,3 +649,18 @@ def test_the_calibration_keeps_a_pinned_cut_on_background(tmp_path: Path) -> Non
     assert float(meta["max_background"]) == 0.02
     with pytest.raises(ValueError, match="at most 1"):
         calibrate(tmp_path, val, 1, 0.25, max_background=0.0)
+
+
+@pytest.mark.parametrize("share", ["0", "1", "1.5"])
+def test_a_partner_share_that_is_no_share_is_refused_before_any_work(share: str) -> None:
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "vision.train", "--partner-share", share, "--out", "/nonexistent/run"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2 and "--partner-share" in run.stderr

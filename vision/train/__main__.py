@@ -409,6 +409,8 @@ def main() -> None:
         "--stop-after", type=int, default=None, help="stop the phase in progress after this many of its steps"
     )
     args = ap.parse_args()
+    if not 0.0 < args.partner_share < 1.0:
+        ap.error(f"--partner-share is the partner's share of the joined logits, 0 to 1, not {args.partner_share}")
     if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
         ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
     if not 0 <= args.synth_seed <= SYNTH_SEED_MAX - args.synth - 10_000:
