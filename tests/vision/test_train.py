@@ -651,16 +651,43 @@ def test_the_calibration_keeps_a_pinned_cut_on_background(tmp_path: Path) -> Non
         calibrate(tmp_path, val, 1, 0.25, max_background=0.0)
 
 
-@pytest.mark.parametrize("share", ["0", "1", "1.5"])
-def test_a_partner_share_that_is_no_share_is_refused_before_any_work(share: str) -> None:
+def test_the_partnered_loss_weighs_the_joined_logits_against_the_nets_own() -> None:
+    # --partner-mix: part of the loss on the pair's logits, the rest on the colour member's own, so that it keeps
+    # reading alone what it read alone
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+
+    from vision.train.classifier import partnered_loss
+
+    gen = torch.Generator().manual_seed(0)
+    own, joined = torch.randn(8, len(CLASS_NAMES), generator=gen), torch.randn(8, len(CLASS_NAMES), generator=gen)
+    y = torch.randint(0, len(CLASS_NAMES), (8,), generator=gen)
+    a, b = (float(F.cross_entropy(z, y, label_smoothing=0.05)) for z in (own, joined))
+    assert a != pytest.approx(b)
+    assert float(partnered_loss(own, joined, y, 1.0)) == pytest.approx(b)
+    assert float(partnered_loss(own, joined, y, 0.0)) == pytest.approx(a)
+    assert float(partnered_loss(own, joined, y, 0.25)) == pytest.approx(0.25 * b + 0.75 * a)
+
+
+@pytest.mark.parametrize(
+    ("flag", "share"),
+    [
+        ("--partner-share", "0"),
+        ("--partner-share", "1"),
+        ("--partner-share", "1.5"),
+        ("--partner-mix", "-0.1"),
+        ("--partner-mix", "1.5"),
+    ],
+)
+def test_a_partner_share_that_is_no_share_is_refused_before_any_work(flag: str, share: str) -> None:
     pytest.importorskip("torch")
     import subprocess
     import sys
 
     run = subprocess.run(
-        [sys.executable, "-m", "vision.train", "--partner-share", share, "--out", "/nonexistent/run"],
+        [sys.executable, "-m", "vision.train", flag, share, "--out", "/nonexistent/run"],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert run.returncode == 2 and "--partner-share" in run.stderr
+    assert run.returncode == 2 and flag in run.stderr

@@ -380,6 +380,12 @@ def main() -> None:
     ap.add_argument(
         "--partner-share", type=float, default=0.4, help="the partner's share of the joined logits (ensemble: 1 - W)"
     )
+    ap.add_argument(
+        "--partner-mix",
+        type=float,
+        default=1.0,
+        help="with --cls-partner: the joined logits' share of the loss, the rest the classifier's own logits'",
+    )
     ap.add_argument("--cls-epoch-size", type=int, default=0, help="crops per classifier epoch (0: one per patch)")
     ap.add_argument(
         "--bodies",
@@ -411,6 +417,8 @@ def main() -> None:
     args = ap.parse_args()
     if not 0.0 < args.partner_share < 1.0:
         ap.error(f"--partner-share is the partner's share of the joined logits, 0 to 1, not {args.partner_share}")
+    if not 0.0 <= args.partner_mix <= 1.0:
+        ap.error(f"--partner-mix is the joined logits' share of the loss, 0 to 1, not {args.partner_mix}")
     if not 1 <= args.cls_blocks <= 16:  # refused now, not after minutes of rendering
         ap.error(f"--cls-blocks is 1 to 16 (Lite0's blocks), not {args.cls_blocks}")
     if not 0 <= args.synth_seed <= SYNTH_SEED_MAX - args.synth - 10_000:
@@ -698,6 +706,7 @@ def run(args: argparse.Namespace) -> None:
             distill=args.distill,
             partner=args.cls_partner,
             partner_share=args.partner_share,
+            partner_mix=args.partner_mix,
         )
         export_classifier(net, args.out / CLASSIFIER_FILE, args)
         cls_phase.mark_done({"file": str(args.out / CLASSIFIER_FILE)})

@@ -286,6 +286,7 @@ def train(
     distill: float = 0.5,
     partner: Path | None = None,
     partner_share: float = 0.4,
+    partner_mix: float = 1.0,
 ) -> nn.Module:
     """``init``: an exported model to fine-tune instead of starting afresh; ``epoch_size``: crops per epoch (0: one
     per patch); ``channels``: 1 for grey crops, 3 for colour (default: as ``init`` reads, else grey for ``small`` and
@@ -294,7 +295,8 @@ def train(
     pair) whose softened logits the net also learns, ``distill`` of the loss, where the teacher reads the label's
     face (``distilled_loss``); ``partner``: the ONNX classifier this net will be joined with (the grey member), whose
     logits count ``partner_share`` in the logits the loss is taken of, as the joined file reads
-    (``vision.train.ensemble``): the net learns what the pair gets wrong, not what the partner already reads."""
+    (``vision.train.ensemble``): the net learns what the pair gets wrong, not what the partner already reads;
+    ``partner_mix``: that joined loss's share, the rest the net's own (``partnered_loss``)."""
     torch.manual_seed(seed)
     net = build(arch, width, channels, init, blocks, pretrained)
     net.to(device)
@@ -312,13 +314,17 @@ def train(
     joined = Teacher(partner, net_classes=len(CLASS_NAMES)) if partner is not None else None
     if not 0.0 < partner_share < 1.0:
         raise ValueError(f"the partner's share of the joined logits is between 0 and 1, not {partner_share}.")
+    if not 0.0 <= partner_mix <= 1.0:
+        raise ValueError(f"the joined loss's share is between 0 and 1, not {partner_mix}.")
 
     def step(xy: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, float]:
         x, y = xy[0].to(device, non_blocking=True), xy[1].to(device, non_blocking=True)
         logits = net(x)
         if joined is not None:
             other = torch.from_numpy(joined(xy[0].numpy())).to(device)
-            logits = (1.0 - partner_share) * logits + partner_share * other
+            both = (1.0 - partner_share) * logits + partner_share * other
+            acc = float((both.argmax(1) == y).float().mean())
+            return partnered_loss(logits, both, y, partner_mix), acc
         acc = float((logits.argmax(1) == y).float().mean())
         if teach is None:
             return F.cross_entropy(logits, y, label_smoothing=0.05), acc
@@ -346,6 +352,16 @@ def train(
     )
     net.cpu().eval()  # in place: the module itself, typed as ours
     return net
+
+
+def partnered_loss(own: torch.Tensor, joined: torch.Tensor, y: torch.Tensor, mix: float) -> torch.Tensor:
+    """``mix`` x the cross-entropy of the joined logits + ``1 - mix`` x the net's own: the joined loss alone moved
+    the colour member's court letters onto a lone pip on a clear body (stage 20, vision-log), so part of the loss
+    keeps it reading alone what it read alone."""
+    loss = mix * F.cross_entropy(joined, y, label_smoothing=0.05)
+    if mix < 1.0:
+        loss = loss + (1.0 - mix) * F.cross_entropy(own, y, label_smoothing=0.05)
+    return loss
 
 
 DISTILL_T = 2.0  # the softening of both nets' logits in the distilled term (Hinton et al.'s T)
