@@ -335,6 +335,11 @@ def worker_main(code: str, models: str, without: str) -> int:
 # ------------------------------------------------------------------------------------------------------- the run
 
 
+def told_kind(kind: str, row: Row) -> str:
+    """``game``: the row's own kind, as a game's dice setting tells the server; else the one kind asked for."""
+    return row.kind if kind == "game" else kind
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     base = Worker("base", checkout(args.base), args.base_models, args.base_without)
     cand = Worker("cand", checkout(args.cand), args.cand_models, args.cand_without)
@@ -346,7 +351,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for i, row in enumerate(rows):
             order = workers if i % 2 == 0 else workers[::-1]  # neither reader always reads a file first
             for w in order:
-                reading, ms = w.read(row.path, args.kind, None if args.no_count else len(row.faces))
+                reading, ms = w.read(row.path, told_kind(args.kind, row), None if args.no_count else len(row.faces))
                 scores[w.name].add(row, reading, ms)
         result["sets"][name] = {k: s.figures() for k, s in scores.items()}
         result["sets"][name]["paired"] = paired(scores["base"], scores["cand"])
@@ -425,7 +430,12 @@ def main() -> int:
     ap.add_argument("--poker-scenes", type=int, default=120, help="rendered poker test scenes (0: none)")
     ap.add_argument("--phantoms", type=int, default=200, help="phantom photos, no dice in them (0: none)")
     ap.add_argument("--sets", nargs="*", default=None, help="only these sets")
-    ap.add_argument("--kind", choices=["auto", "pip", "poker"], default="auto")
+    ap.add_argument(
+        "--kind",
+        choices=["auto", "pip", "poker", "game"],
+        default="auto",
+        help="the dice kind told to both readers; game: each row's own, as a game's setting tells the server",
+    )
     ap.add_argument(
         "--no-count", action="store_true", help="read as photos outside a game: no reader is told the throw's count"
     )

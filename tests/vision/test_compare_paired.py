@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.compare import Row, Score, paired, sign_test
+from benchmarks.compare import Row, Score, paired, sign_test, told_kind
 from vision.reading import Die, Reading
 
 
@@ -69,3 +69,10 @@ def test_learning_diff_pairs_two_runs_throw_by_throw(tmp_path: Path) -> None:
     assert lines[-1].split()[:5] == ["all", "7/9", "8/9", "2", "1"]
     with pytest.raises(ValueError, match="not the same game"):
         table(base, runs(log("short.jsonl", ("pip-steel", "0111"))))
+
+
+def test_a_game_tells_each_row_its_own_kind() -> None:
+    pip, poker = Row(Path("a.jpg"), ["1"], "pip"), Row(Path("b.jpg"), ["Q"], "poker")
+    assert [told_kind("game", r) for r in (pip, poker)] == ["pip", "poker"]
+    assert [told_kind("auto", r) for r in (pip, poker)] == ["auto", "auto"]
+    assert told_kind("poker", pip) == "poker"
