@@ -1,6 +1,6 @@
 """Plays generated table videos through the camera pipeline and prints what it proposed.
 
-    python benchmarks/camera_bench.py [--seeds 10] [--reader truth|real] [--size 640x480]
+    python benchmarks/camera_bench.py [--seeds 10] [--reader truth|real] [--size 640x480] [--count]
 
 Scenarios per seed: a turn of three throws with holds; a hand reaching in and out, and one resting
 in view; a die rolling off the table; dice pushed aside by hand; a turn on the calibrated mat seen
@@ -17,6 +17,7 @@ time to the proposing frame plus the wall time spent on that frame (aim: under 0
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -214,9 +215,10 @@ class SynthTruth:
         return Reading(self.frame.dice[0].kind if dice else "pip", dice, bgr.shape[1], bgr.shape[0])
 
 
-def bench_rendered(seeds: int, size: tuple[int, int], real: bool) -> Tally:
+def bench_rendered(seeds: int, size: tuple[int, int], real: bool, told: bool = False) -> Tally:
     """Photo-like throws from ``vision.synth.render_video``: empty table, a hand brings the dice, they tumble
-    (motion-blurred) and settle. Read with the ground truth, or with the real reader."""
+    (motion-blurred) and settle. Read with the ground truth, or with the real reader (``told``: told the five dice
+    in view, as the server tells it the watched game's count)."""
     from vision.synth import render_video
 
     tally = Tally()
@@ -224,7 +226,8 @@ def bench_rendered(seeds: int, size: tuple[int, int], real: bool) -> Tally:
         kind = "pip" if seed % 2 == 0 else "poker"
         video = render_video(2000 + seed, kind=kind, n_dice=5, size=size, split="test", fps=15, settled_s=3.0)
         truth = SynthTruth()
-        session = CameraSession(reader_for(kind) if real else truth)
+        reader = reader_for(kind)
+        session = CameraSession((functools.partial(reader, count=5) if told else reader) if real else truth)
         t_settle = video.first_settled / video.fps
         tally.expected += 1
         got = []
@@ -252,6 +255,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--reader", choices=["truth", "real"], default="truth")
     parser.add_argument("--size", default="640x480")
+    parser.add_argument("--count", action="store_true", help="real: the reader told the dice in view, as in a game")
     args = parser.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
     start = time.perf_counter()
@@ -259,7 +263,7 @@ def main() -> int:
         results = bench_truth(args.seeds, (w, h))
         results["rendered"] = bench_rendered(args.seeds, (w, h), real=False)
     else:
-        results = {"rendered": bench_rendered(args.seeds, (w, h), real=True)}
+        results = {"rendered": bench_rendered(args.seeds, (w, h), real=True, told=args.count)}
     print(f"camera benchmark: reader={args.reader}, {args.seeds} seeds, {w}x{h} (scripted 30 fps, rendered 15 fps)")
     print(
         f"{'scenario':<12} {'throws':>6} {'detected':>8} {'right':>6} {'false':>6} {'by hand':>7} "

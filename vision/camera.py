@@ -190,16 +190,23 @@ def decode_frame(data: bytes) -> np.ndarray:
     return frame
 
 
-def reader_for(kind: str = "auto") -> Reader:
-    """The real dice reader as a callable; the model loads on the first frame read, not at import."""
+class GameReader(Protocol):
+    """A reader told what the watched game knows: its memory of the dice and the count in view."""
+
+    def __call__(self, bgr: np.ndarray, memory: Any = None, count: int | None = None) -> Reading: ...
+
+
+def reader_for(kind: str = "auto") -> GameReader:
+    """The real dice reader as a callable; the model loads on the first frame read, not at import. ``count``: the
+    dice in view where the game knows it (all of them: the camera sees the kept dice too)."""
     state: dict[str, Any] = {}
 
-    def read(bgr: np.ndarray, memory: Any = None) -> Reading:
+    def read(bgr: np.ndarray, memory: Any = None, count: int | None = None) -> Reading:
         if "reader" not in state:
             from vision.reader import get_reader
 
             state["reader"] = get_reader()
-        result: Reading = state["reader"].read_array(bgr, kind, memory)
+        result: Reading = state["reader"].read_array(bgr, kind, memory, count)
         return result
 
     return read

@@ -334,10 +334,12 @@ class TruthReader:
         self.offset = offset
         self.current: FrameTruth | None = None
         self.calls = 0
+        self.told: int | None = None  # the count of dice the last read was told (the watched game's)
         self.rng = np.random.default_rng(seed)
 
-    def __call__(self, bgr: np.ndarray, memory: object = None) -> Reading:
+    def __call__(self, bgr: np.ndarray, memory: object = None, count: int | None = None) -> Reading:
         self.calls += 1
+        self.told = count
         h, w = bgr.shape[:2]
         faces = PIP_FACES if self.kind == "pip" else POKER_FACES
         dice = []

@@ -67,20 +67,23 @@ class CameraHub:
         self.watcher: CameraWatcher | None = None
         self.error: str | None = None
         self.counted = -math.inf  # when the watched game's count of dice was last taken
+        self.told: int | None = None  # the dice in view where the watched game knows it, told to the reader
 
     def expect_dice(self) -> None:
         """The camera waits for the dice the watched game has in play (all of them: kept dice stay in view), five
         where the game does not say (docs/api.md, "The count")."""
         with self.lock:
             game_id = self.game_id
-        n = 5
+        known = None
         if game_id is not None:
             store: Any = self.app.extensions["becher.store"]
             try:
                 count, on_table = photos.expected_count(store.game(game_id)["state"])
             except NotFound:
                 count = on_table = None
-            n = on_table or count or 5
+            known = on_table or count
+        self.told = known  # a guess of five waits for dice; the reader is told only a count the game gives
+        n = known or 5
         if self.session.config.expected_dice != n:
             self.session.set_expected_dice(n)
 
@@ -96,9 +99,14 @@ class CameraHub:
         kind = self.kind
         if kind not in self._readers:
             self._readers[kind] = reader_for(kind)
+        told: dict[str, Any] = {}
         memory = self.memory()
-        # the game's memory of its dice (web/lessons.py) where it has learned any: the camera reads as the photos do
-        result: Reading = self._readers[kind](bgr) if memory is None else self._readers[kind](bgr, memory=memory)
+        if memory is not None:
+            # the game's memory of its dice (web/lessons.py) where it has learned any: the camera reads as photos do
+            told["memory"] = memory
+        if self.told is not None:
+            told["count"] = self.told  # and with the game's count, as a photo of a first throw is read
+        result: Reading = self._readers[kind](bgr, **told)
         return result
 
     def memory(self) -> Any:

@@ -3,6 +3,7 @@ restart, as a saved dice set, into a rematch, gone with the game; bad ``photo_di
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -185,20 +186,28 @@ def test_the_camera_reads_the_game_it_watches_with_that_game_memory(app: Flask, 
     hub = app.extensions["becher.camera"]
     got: list[Any] = []
 
-    def reader(bgr: Any, memory: Any = None) -> Reading:
+    counts: list[int | None] = []
+
+    def reader(bgr: Any, memory: Any = None, count: int | None = None) -> Reading:
         got.append(memory)
+        counts.append(count)
         return Reading("pip", (), bgr.shape[1], bgr.shape[0], 1.0)
 
-    hub._readers["auto"] = reader
+    hub._readers["pip"] = reader
     frame = np.zeros((48, 64, 3), np.uint8)
-    hub.game_id = game["id"]
+    assert client.post("/api/camera/watch", json={"game": game["id"]}).status_code == 200
     hub.read(frame)  # nothing learned yet: read as the bundled reader reads
     throw_with_photo(client, game["id"], photo_dice=[0, 1, 2, 3, 4])
+    hub.counted = -math.inf  # the game's count is taken again (once a second)
     hub.read(frame)
-    hub.game_id = None
+    assert client.post("/api/camera/watch", json={"game": None}).status_code == 200
+    hub._readers["auto"] = reader
     hub.read(frame)
     assert got[0] is None and got[2] is None
     assert got[1] is not None and len(got[1]) == 5
+    # the game's count of dice in view, told as a photo's is: five at the first throw and, the camera seeing the
+    # kept dice too, five in the rethrow; no count without a game (the camera's wait for five is only a guess)
+    assert counts == [5, 5, None]
 
 
 def test_dice_shown_outside_a_throw_teach_and_no_undo_takes_them_back(client: Device) -> None:
