@@ -218,7 +218,7 @@ class SynthTruth:
 def bench_rendered(seeds: int, size: tuple[int, int], real: bool, told: bool = False) -> Tally:
     """Photo-like throws from ``vision.synth.render_video``: empty table, a hand brings the dice, they tumble
     (motion-blurred) and settle. Read with the ground truth, or with the real reader (``told``: told the five dice
-    in view, as the server tells it the watched game's count)."""
+    in view, and the dice seen fitted to them, as for a watched game)."""
     from vision.synth import render_video
 
     tally = Tally()
@@ -228,6 +228,7 @@ def bench_rendered(seeds: int, size: tuple[int, int], real: bool, told: bool = F
         truth = SynthTruth()
         reader = reader_for(kind)
         session = CameraSession((functools.partial(reader, count=5) if told else reader) if real else truth)
+        session.set_expected_dice(5, known=told)
         t_settle = video.first_settled / video.fps
         tally.expected += 1
         got = []
@@ -255,7 +256,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--reader", choices=["truth", "real"], default="truth")
     parser.add_argument("--size", default="640x480")
-    parser.add_argument("--count", action="store_true", help="real: the reader told the dice in view, as in a game")
+    parser.add_argument("--count", action="store_true", help="real: the five dice in view known, as a watched game's")
     args = parser.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
     start = time.perf_counter()

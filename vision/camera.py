@@ -257,11 +257,12 @@ class CameraSession:
         with self.lock:
             self.detector.new_turn()
 
-    def set_expected_dice(self, n: int | None) -> None:
+    def set_expected_dice(self, n: int | None, known: bool = False) -> None:
         """How many dice the game has in play (five; three on the board; one in a roll-off): fewer in view is waited
-        out, more is said; the camera sees the kept dice too, so it is all of them, not the dice thrown."""
+        out, more is said; the camera sees the kept dice too, so it is all of them, not the dice thrown. ``known``:
+        the watched game's count, not a guess: the dice seen are fitted to it as a photo's are."""
         with self.lock:
-            self.config = replace(self.config, expected_dice=n)
+            self.config = replace(self.config, expected_dice=n, count_known=known and n is not None)
             self.detector.config = self.config
 
     def set_auto_confirm(self, on: bool) -> None:

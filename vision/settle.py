@@ -6,7 +6,9 @@ frames spread over that quiet moment and combines them (a die is certain only wh
 agrees on it), and then proposes the throw. It proposes nothing when the still scene differs from
 the last one in more than dice (a hand or a cup resting in view), when nothing changed (a hand
 reached in and left), or when fewer dice than expected are in view (some were picked up, one
-rolled away). Between throws it sees which dice stayed put (held) and which were thrown again, so
+rolled away). Where the expected count is the watched game's (``count_known``), the dice seen are fitted
+to it as a photo's are (``vision.count``): a die too many is left out and said, a die the reader saw only
+faintly fills a missing place, flagged, unless every die seen lies where it lay (dice picked up). Between throws it sees which dice stayed put (held) and which were thrown again, so
 a proposal carries the positions held and whether all five were thrown, as ``companion.turns.Throw``
 wants them. The reader is injected (``Callable[[np.ndarray], Reading]``) so tests can drive all of
 this from generated video and ground truth.
@@ -24,6 +26,7 @@ import cv2
 import numpy as np
 
 from calibration.rectify import zone_of
+from vision.count import fit_count
 from vision.quality import Issue, assess
 from vision.reading import Die, ImageError, Reading
 
@@ -47,6 +50,9 @@ class SettleConfig:
     foreign_dice: float = 1.5  # unexplained change larger than this many die areas means a hand or cup in view
     blocked_s: float = 1.5  # after this long blocked and still, the scene is judged on its dice alone
     expected_dice: int | None = 5  # fewer in view proposes nothing; None accepts any number
+    # expected_dice is the watched game's count, not a guess: the dice seen are fitted to it as a photo's are
+    # (vision/count.py: the least likely beyond it left out, a missing one filled by a candidate the reader dropped)
+    count_known: bool = False
     auto_confirm: bool = False  # proposals with no uncertain die and no issue are marked ``auto``
     slid_similarity: float = 0.85  # a moved die that looks this alike (0..1) was pushed aside, not thrown
 
@@ -163,7 +169,17 @@ def combine_readings(readings: Sequence[Reading], match: float = 0.5) -> Reading
         dice.append(replace(lead, confidence=float(conf), uncertain=uncertain))
     dice.sort(key=lambda d: (d.box[0], d.box[1]))
     warnings = tuple(dict.fromkeys(w for r in readings for w in r.warnings))
-    return Reading(last.kind, tuple(dice), last.width, last.height, sum(r.ms for r in readings), warnings)
+    # the last frame's dropped candidates and dice size: what the count may fill a missing die from
+    return Reading(
+        last.kind,
+        tuple(dice),
+        last.width,
+        last.height,
+        sum(r.ms for r in readings),
+        warnings,
+        last.dropped,
+        played_side=last.played_side,
+    )
 
 
 @dataclass
@@ -340,10 +356,24 @@ class SettleDetector:
                 n = len(dice) - len(inside)
                 issues.append(Issue("outside", f"{n} {'die' if n == 1 else 'dice'} off the mat ignored."))
             dice = inside
+            dropped = tuple(d for d in combined.dropped if zone_of(_centre(d.box), self.zones) is not None)
+            combined = replace(combined, dropped=dropped)  # nor may the count fill a die from off the mat
         for issue in blocking:
             if issue.code == "cut":
                 issues.append(issue)
         combined = replace(combined, dice=tuple(dice))
+        full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        if cfg.count_known and cfg.expected_dice is not None and len(dice) != cfg.expected_dice:
+            fitted = fit_count(combined, cfg.expected_dice)
+            if len(dice) < cfg.expected_dice and self.last is not None:
+                # every die seen lies where it lay: dice were picked up to be thrown, none missed, so none is filled
+                if len(self._positions(dice, gray, full, size)[1]) == len(dice):
+                    fitted = combined
+            if not fitted.missing and len(fitted.dice) == cfg.expected_dice:  # still short: waited out below
+                if fitted.extra:
+                    seen, n = len(dice), cfg.expected_dice
+                    issues.append(Issue("count", f"{seen} dice in view, {n} expected: the least sure left out."))
+                combined, dice = fitted, list(fitted.dice)
         self.seen = combined
         hard = [i for i in blocking if i.blocking]
         if hard:
@@ -358,14 +388,14 @@ class SettleDetector:
             return None
         if cfg.expected_dice is not None and len(dice) > cfg.expected_dice:
             issues.append(Issue("count", f"{len(dice)} dice in view, {cfg.expected_dice} expected."))
-        ordered, held = self._positions(dice, gray, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), size)
+        ordered, held = self._positions(dice, gray, full, size)
         if self.last is not None and len(held) == len(ordered) == len(self.last.dice):
             # Nothing was thrown (every die stayed put or was pushed aside): remember where they lie now.
-            self.last = _Last(ordered, gray, self._scale(), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+            self.last = _Last(ordered, gray, self._scale(), full)
             self.state, self.issues = "idle", tuple(issues)
             return None
         self.throws += 1
-        self.last = _Last(ordered, gray, self._scale(), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        self.last = _Last(ordered, gray, self._scale(), full)
         self.state, self.issues = "idle", tuple(issues)
         uncertain = tuple(p for p, d in enumerate(ordered) if d.uncertain)
         auto = cfg.auto_confirm and not uncertain and not issues

@@ -84,8 +84,9 @@ class CameraHub:
             known = on_table or count
         self.told = known  # a guess of five waits for dice; the reader is told only a count the game gives
         n = known or 5
-        if self.session.config.expected_dice != n:
-            self.session.set_expected_dice(n)
+        config = self.session.config
+        if (config.expected_dice, config.count_known) != (n, known is not None):
+            self.session.set_expected_dice(n, known is not None)
 
     def read(self, bgr: Any) -> Reading:
         """The dice reader for the kind of the game being watched (chosen per frame, loaded once per kind)."""

@@ -81,6 +81,7 @@ def test_browser_frames_make_proposals_published_to_the_watched_game(app: Flask,
         answers.append(post_frame(client, frame, truth.t))
     assert all(a.status_code == 200 for a in answers)
     assert reader.told == 5  # Bone's first throw: the reader is told the five dice in view, as a photo's count
+    assert hub.session.config.expected_dice == 5 and hub.session.config.count_known  # and what it sees fitted to it
     made = [a.json["camera"]["proposal"] for a in answers if a.json["camera"]["proposal"]]
     assert len(made) == 1
     assert made[0]["dice"] == list(video.events[-1].dice) and made[0]["game"] == game["id"] and made[0]["seq"] == 1

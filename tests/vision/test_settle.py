@@ -329,3 +329,79 @@ def test_dice_already_lying_when_the_camera_starts_are_not_a_throw() -> None:
     more.dice = video.dice
     more.pick_up([0, 1, 2, 3, 4]).still(0.3).throw([6, 6, 6, 6, 6]).still(0.6)
     assert [p.dice for p in play(more, detector, reader)] == [(6, 6, 6, 6, 6)]
+
+
+class Missing(TruthReader):
+    """Reads every frame's first die only as a dropped candidate, as the reader's bar leaves a faint die."""
+
+    def __call__(self, bgr: np.ndarray, memory: object = None, count: int | None = None) -> Reading:
+        r = super().__call__(bgr)
+        if not r.dice:
+            return r
+        faint = replace(r.dice[0], confidence=0.3, uncertain=True)
+        return replace(r, dice=r.dice[1:], dropped=(faint,))
+
+
+class Phantom(TruthReader):
+    """Reads a speck beside the dice as one more die, less sure than any of them."""
+
+    def __call__(self, bgr: np.ndarray, memory: object = None, count: int | None = None) -> Reading:
+        r = super().__call__(bgr)
+        if not r.dice:
+            return r
+        x0, y0, x1, y1 = r.dice[-1].box
+        speck = replace(r.dice[-1], face="1", value=1, confidence=0.6, box=(x1 + 4, y0, x1 + 4 + x1 - x0, y1))
+        return replace(r, dice=(*r.dice, speck))
+
+
+def test_with_the_games_count_a_faint_die_is_proposed_flagged_where_a_guess_waits() -> None:
+    video = TableVideo(seed=31).throw([6, 2, 3, 4, 5]).still(0.6)
+    reader = Missing(video.kind)
+    guessed = SettleDetector(reader, SettleConfig(auto_confirm=True))
+    assert play(video, guessed, reader) == [] and "4 of 5" in guessed.issues[0].message
+    reader = Missing(video.kind)
+    known = SettleDetector(reader, SettleConfig(auto_confirm=True, count_known=True))
+    (proposal,) = play(video, known, reader)
+    assert sorted(proposal.dice) == sorted(throws(video)[0].dice)  # the faint die filled the place
+    assert len(proposal.uncertain) == 1 and not proposal.auto  # ... and the player is asked about it
+    assert [d.assumed for d in proposal.ordered].count("added") == 1
+
+
+def test_with_the_games_count_a_die_too_many_is_left_out_and_said() -> None:
+    video = TableVideo(seed=32).throw([6, 6, 2, 3, 4]).still(0.6)
+    reader = Phantom(video.kind)
+    (guessed,) = play(video, SettleDetector(reader, SettleConfig(auto_confirm=True)), reader)
+    assert len(guessed.dice) == 6 and "6 dice in view, 5 expected." in guessed.issues[0].message
+    reader = Phantom(video.kind)
+    (known,) = play(video, SettleDetector(reader, SettleConfig(auto_confirm=True, count_known=True)), reader)
+    assert sorted(known.dice) == sorted(throws(video)[0].dice) and len(known.reading.extra) == 1
+    assert "left out" in known.issues[0].message and not known.auto
+
+
+def test_with_the_games_count_a_die_rolled_off_is_still_waited_for() -> None:
+    video = TableVideo(seed=7).throw([2, 5, 6, 1, 1]).still(0.2).roll_off(4, out=4.0).still(0.8)
+    proposals, detector = run(video, SettleConfig(count_known=True))
+    assert proposals == [] and detector.state == "waiting" and "4 of 5" in detector.issues[0].message
+
+
+class Speck(TruthReader):
+    """Drops a faint speck beside the dice in every frame: what the count could take for a die."""
+
+    def __call__(self, bgr: np.ndarray, memory: object = None, count: int | None = None) -> Reading:
+        r = super().__call__(bgr)
+        if not r.dice:
+            return r
+        x0, y0, x1, y1 = r.dice[0].box
+        speck = replace(r.dice[0], confidence=0.3, uncertain=True, box=(x0, y1 + 6, x1, y1 + 6 + y1 - y0))
+        return replace(r, dropped=(speck,))
+
+
+def test_with_the_games_count_dice_picked_up_are_waited_for_not_filled_with_a_speck() -> None:
+    video = TableVideo(seed=33).throw([2, 2, 5, 6, 1]).still(0.6)
+    video.pick_up([4]).still(0.6)  # one die in the hand: four lie where they lay, a speck beside them
+    video.throw([*current(video)[:4], 3], held=(0, 1, 2, 3)).still(0.6)
+    reader = Speck(video.kind)
+    detector = SettleDetector(reader, SettleConfig(count_known=True))
+    proposals = play(video, detector, reader)
+    assert [p.dice for p in proposals] == [e.dice for e in throws(video)]
+    assert [p.held for p in proposals] == [(), (0, 1, 2, 3)]

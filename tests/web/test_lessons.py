@@ -208,6 +208,8 @@ def test_the_camera_reads_the_game_it_watches_with_that_game_memory(app: Flask, 
     # the game's count of dice in view, told as a photo's is: five at the first throw and, the camera seeing the
     # kept dice too, five in the rethrow; no count without a game (the camera's wait for five is only a guess)
     assert counts == [5, 5, None]
+    config = hub.session.config
+    assert config.expected_dice == 5 and not config.count_known  # without a game five is waited for, not fitted to
 
 
 def test_dice_shown_outside_a_throw_teach_and_no_undo_takes_them_back(client: Device) -> None:
