@@ -1,17 +1,17 @@
 """From a stream of frames to proposed throws: motion, stillness, agreement across frames, held dice.
 
-``SettleDetector.feed(frame, t)`` is called with every frame and its time in seconds. It notices
-motion (dice thrown), waits until the scene has been still for ``still_s``, reads ``read_frames``
-frames spread over that quiet moment and combines them (a die is certain only when every frame
-agrees on it), and then proposes the throw. It proposes nothing when the still scene differs from
-the last one in more than dice (a hand or a cup resting in view), when nothing changed (a hand
-reached in and left), or when fewer dice than expected are in view (some were picked up, one
-rolled away). Where the expected count is the watched game's (``count_known``), the dice seen are fitted
-to it as a photo's are (``vision.count``): a die too many is left out and said, a die the reader saw only
-faintly fills a missing place, flagged, unless every die seen lies where it lay (dice picked up). Between throws it sees which dice stayed put (held) and which were thrown again, so
-a proposal carries the positions held and whether all five were thrown, as ``companion.turns.Throw``
-wants them. The reader is injected (``Callable[[np.ndarray], Reading]``) so tests can drive all of
-this from generated video and ground truth.
+``SettleDetector.feed(frame, t)`` is called with every frame and its time in seconds. It notices motion (dice
+thrown), waits until the scene has been still for ``still_s``, reads ``read_frames`` frames spread over that
+quiet moment and combines them (a die is certain only when every frame agrees on it), and then proposes the
+throw. It proposes nothing when the still scene differs from the last one in more than dice (a hand or a cup
+resting in view), when nothing changed (a hand reached in and left), or when fewer dice than expected are in
+view (some were picked up, one rolled away). Where the expected count is the watched game's (``count_known``),
+the dice seen are fitted to it as a photo's are (``vision.count``): a die too many is left out and said, a die
+the reader saw only faintly fills a missing place, flagged, unless every die seen lies where it lay (dice
+picked up). Between throws it sees which dice stayed put (held) and which were thrown again, so a proposal
+carries the positions held and whether all five were thrown, as ``companion.turns.Throw`` wants them. The
+reader is injected (``Callable[[np.ndarray], Reading]``) so tests can drive all of this from generated video
+and ground truth.
 """
 
 from __future__ import annotations
@@ -365,10 +365,10 @@ class SettleDetector:
         full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         if cfg.count_known and cfg.expected_dice is not None and len(dice) != cfg.expected_dice:
             fitted = fit_count(combined, cfg.expected_dice)
-            if len(dice) < cfg.expected_dice and self.last is not None:
-                # every die seen lies where it lay: dice were picked up to be thrown, none missed, so none is filled
-                if len(self._positions(dice, gray, full, size)[1]) == len(dice):
-                    fitted = combined
+            # every die seen lies where it lay: dice were picked up to be thrown, none missed, so none is filled
+            picked_up = len(dice) < cfg.expected_dice and self.last is not None
+            if picked_up and len(self._positions(dice, gray, full, size)[1]) == len(dice):
+                fitted = combined
             if not fitted.missing and len(fitted.dice) == cfg.expected_dice:  # still short: waited out below
                 if fitted.extra:
                     seen, n = len(dice), cfg.expected_dice
