@@ -83,6 +83,18 @@ def test_of_two_dice_too_close_to_lie_flat_the_less_sure_goes_first() -> None:
     assert set(fitted.dice) == set(dice)
 
 
+def test_a_poker_face_boxed_as_letter_and_suit_apart_is_one_die() -> None:
+    # twelfth session: a tilted poker die boxed twice, its letter and its suit, each box about half a die, centres half
+    # a die apart (closer than 0.7 of the throw's side, not of their own small boxes): the less sure half goes before
+    # the least sure real die
+    dice = [die(100 + 70 * i, v, conf=0.9, side=50, kind="poker") for i, v in enumerate([2, 3, 4, 5])]
+    letter = die(420, 6, conf=0.99, side=38, kind="poker")  # boxes within the size rule's tolerance of the dice'
+    suit = die(450, 1, conf=0.95, side=38, kind="poker")  # 30 px apart: 0.8 of their own side, 0.6 of a die's
+    fitted = fit_count(reading([*dice, letter, suit], kind="poker"), 5)
+    assert fitted.extra == (suit,)
+    assert set(fitted.dice) == {*dice, letter}
+
+
 def test_two_touching_dice_are_two_dice() -> None:
     dice = [die(100, 6, conf=0.99), die(140, 2, conf=0.9), *(die(100 + 60 * i, v) for i, v in enumerate([3, 4], 2))]
     unsure = die(100 + 60 * 4, 5, conf=0.85)
