@@ -372,7 +372,7 @@ class SettleDetector:
             if not fitted.missing and len(fitted.dice) == cfg.expected_dice:  # still short: waited out below
                 if fitted.extra:
                     seen, n = len(dice), cfg.expected_dice
-                    issues.append(Issue("count", f"{seen} dice in view, {n} expected: the least sure left out."))
+                    issues.append(Issue("extra", f"{seen} dice in view, {n} expected: the least sure left out."))
                 combined, dice = fitted, list(fitted.dice)
         self.seen = combined
         hard = [i for i in blocking if i.blocking]
@@ -387,7 +387,7 @@ class SettleDetector:
             self.state, self.issues = "waiting", tuple(issues)
             return None
         if cfg.expected_dice is not None and len(dice) > cfg.expected_dice:
-            issues.append(Issue("count", f"{len(dice)} dice in view, {cfg.expected_dice} expected."))
+            issues.append(Issue("extra", f"{len(dice)} dice in view, {cfg.expected_dice} expected."))
         ordered, held = self._positions(dice, gray, full, size)
         if self.last is not None and len(held) == len(ordered) == len(self.last.dice):
             # Nothing was thrown (every die stayed put or was pushed aside): remember where they lie now.

@@ -372,10 +372,11 @@ def test_with_the_games_count_a_die_too_many_is_left_out_and_said() -> None:
     reader = Phantom(video.kind)
     (guessed,) = play(video, SettleDetector(reader, SettleConfig(auto_confirm=True)), reader)
     assert len(guessed.dice) == 6 and "6 dice in view, 5 expected." in guessed.issues[0].message
+    assert guessed.issues[0].code == "extra"  # more dice than in play: said apart from the wait for fewer
     reader = Phantom(video.kind)
     (known,) = play(video, SettleDetector(reader, SettleConfig(auto_confirm=True, count_known=True)), reader)
     assert sorted(known.dice) == sorted(throws(video)[0].dice) and len(known.reading.extra) == 1
-    assert "left out" in known.issues[0].message and not known.auto
+    assert "left out" in known.issues[0].message and known.issues[0].code == "extra" and not known.auto
 
 
 def test_with_the_games_count_a_die_rolled_off_is_still_waited_for() -> None:

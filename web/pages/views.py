@@ -287,6 +287,7 @@ def camera_words() -> dict[str, Any]:
             "view_changed": tr("More than the dice changed in view: check them."),
             "outside": tr("Dice off the mat are ignored."),
             "count": tr("Not all dice are in view yet; waiting for the rest."),
+            "extra": tr("More dice in view than the game has in play: check them."),
             "reader": tr("The dice reader failed; enter the dice by hand."),
         },
         "no_mat": tr("No mat found: put the printed mat under the camera with at least two of its markers in view."),
