@@ -69,7 +69,8 @@ def test_camera_page_is_reachable_from_the_start_page_and_the_table(owner: Flask
 def test_quality_issues_are_said_in_plain_words_of_the_page(owner: FlaskClient, lang: str) -> None:
     """The status gives stable codes (docs/camera.md); the page has a sentence for each, in its own language."""
     said = words(owner.get("/camera", headers={"Accept-Language": lang}).get_data(as_text=True))["camera"]
-    for code in ("dark", "bright", "blurred", "cut", "mat_covered", "mat_moved", "blocked", "count", "extra", "outside"):
+    codes = ("dark", "bright", "blurred", "cut", "mat_covered", "mat_moved", "blocked", "count", "extra", "outside")
+    for code in codes:
         assert said["issues"][code], code
     english = words(owner.get("/camera", headers={"Accept-Language": "en"}).get_data(as_text=True))["camera"]
     assert said["issues"]["dark"] != english["issues"]["dark"]
