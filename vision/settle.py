@@ -364,12 +364,11 @@ class SettleDetector:
         combined = replace(combined, dice=tuple(dice))
         full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         if cfg.count_known and cfg.expected_dice is not None and len(dice) != cfg.expected_dice:
-            fitted = fit_count(combined, cfg.expected_dice)
             # every die seen lies where it lay: dice were picked up to be thrown, none missed, so none is filled
-            picked_up = len(dice) < cfg.expected_dice and self.last is not None
-            if picked_up and len(self._positions(dice, gray, full, size)[1]) == len(dice):
-                fitted = combined
-            if not fitted.missing and len(fitted.dice) == cfg.expected_dice:  # still short: waited out below
+            short = len(dice) < cfg.expected_dice and self.last is not None
+            picked_up = short and len(self._positions(dice, gray, full, size)[1]) == len(dice)
+            fitted = combined if picked_up else fit_count(combined, cfg.expected_dice)
+            if not picked_up and not fitted.missing:  # still short: waited out below
                 if fitted.extra:
                     seen, n = len(dice), cfg.expected_dice
                     issues.append(Issue("extra", f"{seen} dice in view, {n} expected: the least sure left out."))
